@@ -1,0 +1,17 @@
+"""Logging for pipeline jobs: progress goes to the job's log file and to stderr."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+
+def configure_job_logging(log_path: str, job: str) -> logging.Logger:
+    """Send INFO messages of the package to `log_path` and stderr, prefixed with `job`."""
+    formatter = logging.Formatter(f"%(asctime)s [{job}] %(message)s", datefmt="%H:%M:%S")
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for handler in (logging.FileHandler(log_path, mode="w"), logging.StreamHandler(sys.stderr)):
+        handler.setFormatter(formatter)
+        root.addHandler(handler)
+    return logging.getLogger(f"icdenoise.{job}")

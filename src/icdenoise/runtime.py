@@ -1,0 +1,27 @@
+"""Where computations run: device choice and thread count."""
+
+from __future__ import annotations
+
+import torch
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(device: str) -> torch.device:
+    """Map the config's ``device`` (auto | cpu | cuda) to a torch device.
+
+    ``auto`` picks CUDA when available, else the CPU; ``cuda`` without a GPU is an error rather
+    than a silent fallback.
+    """
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("device: cuda was requested but torch sees no CUDA GPU; use device: auto or cpu")
+    return torch.device(device)
+
+
+def use_threads(threads: int) -> None:
+    """Make torch use exactly `threads` intra-op threads (the rule's ``threads:``)."""
+    torch.set_num_threads(threads)

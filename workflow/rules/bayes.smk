@@ -1,0 +1,14 @@
+rule evaluate_bayes:
+    """Bayes-optimal, plug-in and zero baselines on fresh prompts (Sec. 2.3, eqs. 3, 6, 7, 8, 10, 13)."""
+    output:
+        "results/bayes/{case}.parquet",
+    params:
+        task=get_task_params,
+        bayes=config["bayes"],
+    log:
+        "logs/evaluate_bayes/{case}.log",
+    benchmark:
+        "benchmarks/evaluate_bayes/{case}.tsv"
+    threads: config["bayes"]["threads"]
+    script:
+        "../scripts/evaluate_bayes.py"

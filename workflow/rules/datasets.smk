@@ -1,0 +1,14 @@
+rule sample_prompts:
+    """One fixed dataset per case, shared by every seed and model (PROTOCOL: Conventions)."""
+    output:
+        "results/datasets/{case}.parquet",
+    params:
+        task=get_task_params,
+        dataset=config["dataset"],
+    log:
+        "logs/sample_prompts/{case}.log",
+    benchmark:
+        "benchmarks/sample_prompts/{case}.tsv"
+    threads: 1
+    script:
+        "../scripts/sample_prompts.py"

@@ -1,0 +1,18 @@
+rule train_ensemble:
+    """All seeds of one attention model (eq. 11 or 12) on one case's dataset, trained together."""
+    input:
+        rules.sample_prompts.output[0],
+    output:
+        losses="results/train/{case}/{model}/losses.parquet",
+        weights="results/train/{case}/{model}/weights.parquet",
+    params:
+        training=get_training_params,
+    log:
+        "logs/train_ensemble/{case}_{model}.log",
+    benchmark:
+        "benchmarks/train_ensemble/{case}_{model}.tsv"
+    threads: config["training"]["threads"]
+    resources:
+        gpu=get_training_gpus,
+    script:
+        "../scripts/train_ensemble.py"
