@@ -4,11 +4,13 @@ rule evaluate_bayes:
         "results/bayes/{case}.parquet",
     params:
         task=get_task_params,
-        bayes=config["bayes"],
+        bayes=canonical(config["bayes"]),
     log:
         "logs/evaluate_bayes/{case}.log",
     benchmark:
         "benchmarks/evaluate_bayes/{case}.tsv"
     threads: config["bayes"]["threads"]
+    conda:
+        "../envs/icdenoise.yaml"
     script:
         "../scripts/evaluate_bayes.py"

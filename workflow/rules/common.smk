@@ -15,15 +15,21 @@ wildcard_constraints:
     model="|".join(MODELS),
 
 
+def canonical(block):
+    """The block with keys sorted, so that reordering keys in a YAML file re-runs nothing
+    (Snakemake compares params by their text)."""
+    return {key: canonical(block[key]) if isinstance(block[key], dict) else block[key] for key in sorted(block)}
+
+
 def get_task_params(wildcards):
     """Only this case's block, so that editing another case does not re-run this case's jobs."""
-    return config["cases"][wildcards.case]
+    return canonical(config["cases"][wildcards.case])
 
 
 def get_training_params(wildcards):
     """The training block with this case's number of epochs in place of the per-case map."""
     training = {key: value for key, value in config["training"].items() if key not in ("epochs", "models")}
-    return {**training, "epochs": config["training"]["epochs"][wildcards.case]}
+    return canonical({**training, "epochs": config["training"]["epochs"][wildcards.case]})
 
 
 def get_training_gpus(wildcards):

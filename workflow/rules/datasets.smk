@@ -4,11 +4,13 @@ rule sample_prompts:
         "results/datasets/{case}.parquet",
     params:
         task=get_task_params,
-        dataset=config["dataset"],
+        dataset=canonical(config["dataset"]),
     log:
         "logs/sample_prompts/{case}.log",
     benchmark:
         "benchmarks/sample_prompts/{case}.tsv"
     threads: 1
+    conda:
+        "../envs/icdenoise.yaml"
     script:
         "../scripts/sample_prompts.py"

@@ -14,5 +14,7 @@ rule train_ensemble:
     threads: config["training"]["threads"]
     resources:
         gpu=get_training_gpus,
+    conda:
+        "../envs/icdenoise.yaml"
     script:
         "../scripts/train_ensemble.py"

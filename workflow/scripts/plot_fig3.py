@@ -7,7 +7,11 @@ from icdenoise.joblog import configure_job_logging
 
 log = configure_job_logging(snakemake.log[0], "plot_fig3")
 weights, losses, bayes = (pd.concat(map(pd.read_parquet, snakemake.input[key])) for key in ("weights", "losses", "bayes"))
+summary = pd.read_parquet(snakemake.input.summary)
 fig3 = snakemake.params.fig3
-figure = render(weights, losses, bayes, fig3["cases"], fig3["models"], fig3["representative_seed"], fig3["initial_weights_cases"])
+figure = render(
+    weights, losses, bayes, summary,
+    fig3["cases"], fig3["models"], fig3["representative_seed"], fig3["initial_weights_cases"],
+)
 figure.savefig(snakemake.output[0], metadata={"CreationDate": None})
 log.info("wrote %s", snakemake.output[0])

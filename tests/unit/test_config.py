@@ -1,0 +1,70 @@
+"""Config validation: shipped configs pass, bad ones name the key and the allowed values."""
+
+import copy
+
+import pytest
+
+from icdenoise.config import ConfigError, load_yaml, validate_config
+
+
+@pytest.fixture(scope="module")
+def schema(repo):
+    return load_yaml(repo / "workflow" / "schemas" / "config.schema.yaml")
+
+
+@pytest.fixture(scope="module")
+def paper(repo):
+    return load_yaml(repo / "config" / "config.yaml")
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml"])
+def test_shipped_configs_are_valid(repo, schema, name):
+    validate_config(load_yaml(repo / "config" / name), schema)
+
+
+def walk(node, path=""):
+    if isinstance(node, dict):
+        if "properties" in node:
+            for key, child in node["properties"].items():
+                yield f"{path}.{key}", child
+                yield from walk(child, f"{path}.{key}")
+        for key in ("$defs",):
+            for name, child in node.get(key, {}).items():
+                yield from walk(child, f"{path}.{name}")
+
+
+def test_every_schema_key_is_described_and_typed(schema):
+    defs = schema["$defs"]
+    for path, node in walk(schema):
+        resolved = {**defs[node["$ref"].split("/")[-1]], **node} if "$ref" in node else node
+        assert "description" in resolved, f"{path} has no description"
+        assert "type" in resolved, f"{path} has no type"
+        if resolved["type"] == "object":
+            assert resolved.get("additionalProperties") is False, f"{path} allows unknown keys"
+        if resolved["type"] in ("integer", "number"):
+            assert {"minimum", "exclusiveMinimum"} & resolved.keys(), f"{path} has no lower bound"
+
+
+BAD = [
+    (lambda c: c["cases"]["linear"].update(d=20), "cases.linear.d", "1 ≤ d ≤ n"),
+    (lambda c: c["cases"]["sphere"].update(d=16), "cases.sphere.d", "d ≤ n − 1"),
+    (lambda c: c["cases"]["gmm"].update(sigma0_sq=-1.0), "cases.gmm.sigma0_sq", "> 0"),
+    (lambda c: c["cases"].update(torus={"n": 3}), "cases", "linear, sphere, gmm"),
+    (lambda c: c["training"].update(lrr=0.1), "training", "allowed keys"),
+    (lambda c: c["cases"]["linear"].update(L=0), "cases.linear.L", "≥ 1"),
+    (lambda c: c["training"].update(device="tpu"), "training.device", "auto, cpu, cuda"),
+    (lambda c: c["bayes"].update(n_prompts=200), "bayes.n_prompts", "≥ 10000"),
+    (lambda c: c["dataset"].update(n_train=1000), "dataset.n_train", "n_train < n_prompts"),
+    (lambda c: c["fig3"].update(representative_seed=9), "fig3.representative_seed", "not in training.seeds"),
+    (lambda c: c["training"]["epochs"].pop("gmm"), "training.epochs.gmm", "missing"),
+]
+
+
+@pytest.mark.parametrize("mutate,key,allowed", BAD, ids=[b[1] for b in BAD])
+def test_bad_config_names_key_and_allowed_values(schema, paper, mutate, key, allowed):
+    config = copy.deepcopy(paper)
+    mutate(config)
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema)
+    assert f"{key}:" in str(error.value)
+    assert allowed in str(error.value)

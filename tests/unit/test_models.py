@@ -1,0 +1,97 @@
+"""Attention models (eqs. 11, 12), Proposition 3.2 and Theorem 3.1."""
+
+import numpy as np
+import pytest
+import torch
+
+from icdenoise import bayes
+from icdenoise.models import LinearAttention, SoftmaxAttention
+from icdenoise.tasks import Sphere
+
+torch.set_default_dtype(torch.float64)
+
+
+def naive_linear(w_kq, w_pv, context, query):
+    """Eq. 11 token by token: (1/L) W_PV Σ_t x_t x_tᵀ W_KQ x̃."""
+    length = context.shape[0]
+    return w_pv @ sum(np.outer(x, x) for x in context) @ w_kq @ query / length
+
+
+def naive_softmax(w_kq, w_pv, context, query):
+    """Eq. 12 token by token: W_PV Σ_t x_t softmax_t(x_tᵀ W_KQ x̃)."""
+    scores = np.array([x @ w_kq @ query for x in context])
+    weights = np.exp(scores - scores.max())
+    return w_pv @ (context.T @ weights) / weights.sum()
+
+
+@pytest.fixture
+def ensemble_inputs():
+    rng = np.random.default_rng(0)
+    seeds, batch, length, n = 3, 5, 7, 4
+    return (
+        rng.uniform(-0.5, 0.5, (seeds, n, n)),
+        rng.uniform(-0.5, 0.5, (seeds, n, n)),
+        rng.standard_normal((batch, length, n)),
+        rng.standard_normal((batch, n)),
+    )
+
+
+@pytest.mark.parametrize("model_class,naive", [(LinearAttention, naive_linear), (SoftmaxAttention, naive_softmax)])
+def test_model_matches_token_by_token_formula_on_both_paths(model_class, naive, ensemble_inputs):
+    w_kq, w_pv, context, query = ensemble_inputs
+    model = model_class(torch.tensor(w_kq), torch.tensor(w_pv))
+    features = model.prepare(torch.tensor(context))
+    shared = model(features, torch.tensor(query)).detach().numpy()
+    per_seed = model(features.expand(3, *features.shape), torch.tensor(query).expand(3, *query.shape)).detach().numpy()
+    expected = np.array([[naive(w_kq[s], w_pv[s], context[b], query[b]) for b in range(5)] for s in range(3)])
+    np.testing.assert_allclose(shared, expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(per_seed, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_proposition_3_2_small_kq_expansion(ensemble_inputs):
+    """Eq. 15: F(E, (W_PV/ε, ε W_KQ)) = W_PV X̄/ε + (1/L) W_PV Σ_t x_t (x_t − X̄)ᵀ W_KQ x̃ + O(ε)."""
+    w_kq, w_pv, context, query = (a[:1] if a.ndim == 3 and a.shape[0] == 3 else a for a in ensemble_inputs)
+    mean = context.mean(axis=1, keepdims=True)
+    centred_second_moment = np.einsum("bli,blj->bij", context, context - mean) / context.shape[1]
+    first_order = np.einsum("ij,bjk,kl,bl->bi", w_pv[0], centred_second_moment, w_kq[0], query)
+    residuals = []
+    for eps in (1e-1, 1e-2, 1e-3):
+        model = SoftmaxAttention(torch.tensor(eps * w_kq), torch.tensor(w_pv / eps))
+        output = model(model.prepare(torch.tensor(context)), torch.tensor(query))[0].detach().numpy()
+        expansion = np.einsum("ij,bj->bi", w_pv[0], mean[:, 0]) / eps + first_order
+        residuals.append(np.abs(output - expansion).max())
+    assert residuals[1] < 0.15 * residuals[0] and residuals[2] < 0.15 * residuals[1]
+    # With a centred context the O(1) term vanishes and softmax attention becomes eq. 11.
+    centred = context - mean
+    linear = LinearAttention(torch.tensor(w_kq), torch.tensor(w_pv))
+    softmax = SoftmaxAttention(torch.tensor(1e-4 * w_kq), torch.tensor(w_pv / 1e-4))
+    target = linear(linear.prepare(torch.tensor(centred)), torch.tensor(query)).detach().numpy()
+    approx = softmax(softmax.prepare(torch.tensor(centred)), torch.tensor(query)).detach().numpy()
+    np.testing.assert_allclose(approx, target, atol=1e-3 * np.abs(target).max())
+
+
+def test_theorem_3_1_ideal_softmax_converges_to_bayes():
+    """Eq. 13 (W_PV = I, W_KQ = I/σ_z²) → eq. 6 as L grows, for a sphere-supported p_X."""
+    task = Sphere(n=6, d=2, radius=1.0, sigma_z_sq=0.2)
+    gaps = []
+    for length in (30, 300, 3000):
+        prompts = task.sample(200, length, seed=5)
+        model = SoftmaxAttention(torch.eye(6)[None] / task.sigma_z_sq, torch.eye(6)[None])
+        output = model(model.prepare(torch.tensor(prompts.context)), torch.tensor(prompts.query))[0].detach().numpy()
+        gaps.append(np.mean(np.sum((output - bayes.sphere_oracle(prompts, task)) ** 2, axis=1)))
+    assert gaps[0] > gaps[1] > gaps[2]
+    assert gaps[2] < 0.05 * gaps[0]
+
+
+def test_baseline_attention_forms_equal_the_models_at_ideal_weights():
+    task = Sphere(n=5, d=2, radius=1.0, sigma_z_sq=0.25)
+    prompts = task.sample(10, 40, seed=1)
+    model = SoftmaxAttention(torch.eye(5)[None] * 4.0, torch.eye(5)[None])
+    output = model(model.prepare(torch.tensor(prompts.context)), torch.tensor(prompts.query))[0].detach().numpy()
+    np.testing.assert_allclose(bayes.ideal_softmax(prompts, task), output, rtol=1e-10)
+    linear = LinearAttention(torch.eye(5)[None] / 3.0, torch.eye(5)[None])
+    from icdenoise.tasks import LinearSubspace
+    linear_task = LinearSubspace(n=5, d=2, sigma0_sq=2.0, sigma_z_sq=1.0)
+    linear_prompts = linear_task.sample(10, 40, seed=2)
+    output = linear(linear.prepare(torch.tensor(linear_prompts.context)), torch.tensor(linear_prompts.query))[0]
+    np.testing.assert_allclose(bayes.linear_empirical_covariance(linear_prompts, linear_task), output.detach().numpy(), rtol=1e-10)
