@@ -12,12 +12,12 @@ import json
 import os
 import subprocess
 import tempfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-import torch
 
 from . import __version__
 
@@ -36,13 +36,21 @@ def git_commit(directory: Path | None = None) -> str:
     return result.stdout.strip()
 
 
+def installed_version(package: str) -> str:
+    """Version of an installed distribution, read without importing it (torch takes seconds)."""
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def provenance(params: dict) -> dict:
     """The metadata document stored in every artifact."""
     return {
         "params": params,
         "package": "icdenoise",
         "package_version": __version__,
-        "torch_version": torch.__version__,
+        "torch_version": installed_version("torch"),
         "git_commit": git_commit(),
     }
 

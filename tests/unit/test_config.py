@@ -68,3 +68,10 @@ def test_bad_config_names_key_and_allowed_values(schema, paper, mutate, key, all
         validate_config(config, schema)
     assert f"{key}:" in str(error.value)
     assert allowed in str(error.value)
+
+
+def test_readme_documents_every_config_key(repo, schema):
+    readme = (repo / "README.md").read_text()
+    for path, _ in walk(schema):
+        if not path.startswith(".$defs") and path.count(".") >= 1:
+            assert f"`{path[1:]}`" in readme, f"README does not document {path[1:]}"
