@@ -49,8 +49,10 @@ def _mixture_responsibilities(query, centres, weights, variance):
     The ‖μ_a‖² term is constant when all centres share a radius, as in eqs. 7-8, and keeps the
     posterior exact for centres of unequal norm.
     """
+    with np.errstate(divide="ignore"):  # a component of weight 0 gets log-weight −inf: never chosen
+        log_weights = np.log(weights)
     logits = (
-        np.log(weights)
+        log_weights
         + np.einsum("bkn,bn->bk", centres, query) / variance
         - 0.5 * np.sum(centres**2, axis=2) / variance
     )
@@ -173,8 +175,7 @@ def gmm_oracle_point_masses(prompts: Prompts, task: GaussianMixture) -> np.ndarr
 def gmm_plugin(prompts: Prompts, task: GaussianMixture) -> np.ndarray:
     """Eq. 7 with centres and weights estimated by k-means (K known) on the context."""
     centres, weights = kmeans_centres(prompts.context, task.K)
-    safe_weights = np.maximum(weights, np.finfo(float).tiny)
-    return gmm_posterior_mean(prompts.query, centres, safe_weights, task.sigma0_sq, task.sigma_z_sq)
+    return gmm_posterior_mean(prompts.query, centres, weights, task.sigma0_sq, task.sigma_z_sq)
 
 
 ESTIMATORS: dict[str, dict[str, Estimator]] = {

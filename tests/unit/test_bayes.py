@@ -144,3 +144,10 @@ def test_kmeans_recovers_well_separated_centres():
     distance = np.linalg.norm(centres[:, :, None] - prompts.task["centres"][:, None], axis=3).min(axis=2)
     assert np.median(distance) < 0.01
     np.testing.assert_allclose(weights.sum(axis=1), 1.0)
+
+
+def test_gmm_posterior_ignores_a_component_of_weight_zero():
+    centres = np.array([[[1.0, 0.0], [0.0, 1.0]]])
+    query = np.array([[0.0, 3.0]])
+    estimate = bayes.gmm_posterior_mean_point_masses(query, centres, np.array([[1.0, 0.0]]), 0.1)
+    np.testing.assert_allclose(estimate, [[1.0, 0.0]])

@@ -1,0 +1,142 @@
+"""Figure 3: training dynamics (a) and learned weights (b) for the three cases at L = 500.
+
+`summary_table` reduces the training and Bayes artifacts to one row per (case, model, seed);
+`render` draws the figure from the same artifacts. Neither trains or samples anything.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+MODEL_STYLE = {
+    "linear": {"marker": "^", "color": "#1f77b4", "label": "linear attention"},
+    "softmax": {"marker": "o", "color": "#d62728", "label": "softmax attention"},
+}
+BAYES_COLOR = "#e377c2"
+
+
+def baseline_mse(bayes: pd.DataFrame, case: str, estimator: str) -> float:
+    """The closed form where one exists, else the Monte-Carlo estimate."""
+    row = bayes[(bayes["case"] == case) & (bayes["estimator"] == estimator)]
+    if row.empty:
+        return float("nan")
+    expected, estimate = row["expected"].iloc[0], row["mse"].iloc[0]
+    return float(expected if np.isfinite(expected) else estimate)
+
+
+def diagonal_means(weights: pd.DataFrame) -> pd.DataFrame:
+    """α = mean diag W_PV and β = mean diag W_KQ per (case, model, seed, stage)."""
+    diagonal = weights[weights["row"] == weights["col"]]
+    means = diagonal.groupby(["case", "model", "seed", "stage", "matrix"])["value"].mean().unstack("matrix")
+    return means.rename(columns={"W_PV": "alpha", "W_KQ": "beta"}).reset_index()
+
+
+def summary_table(weights: pd.DataFrame, losses: pd.DataFrame, bayes: pd.DataFrame) -> pd.DataFrame:
+    """One row per (case, model, seed): α, β, α·β, final train/test MSE/n and the baselines."""
+    final = diagonal_means(weights[weights["stage"] == "final"]).drop(columns="stage")
+    last_step = losses.groupby(["case", "model"])["step"].transform("max")
+    last = losses[losses["step"] == last_step].pivot_table(
+        index=["case", "model", "seed"], columns="split", values="mse"
+    )
+    last = last.rename(columns={"train": "final_train_mse", "test": "final_test_mse"}).reset_index()
+    table = final.merge(last, on=["case", "model", "seed"], validate="one_to_one")
+    table["alpha_beta"] = table["alpha"] * table["beta"]
+    for column, estimator in (("bayes_mse", "oracle"), ("plugin_mse", "plugin"), ("zero_mse", "zero")):
+        table[column] = [baseline_mse(bayes, case, estimator) for case in table["case"]]
+    table["test_over_bayes"] = table["final_test_mse"] / table["bayes_mse"]
+    ordered = ["case", "model", "seed", "alpha", "beta", "alpha_beta", "final_train_mse", "final_test_mse",
+               "bayes_mse", "plugin_mse", "zero_mse", "test_over_bayes"]
+    return table[ordered].sort_values(["case", "model", "seed"], key=_case_order).reset_index(drop=True)
+
+
+def _case_order(column: pd.Series) -> pd.Series:
+    order = {"linear": 0, "sphere": 1, "gmm": 2}
+    return column.map(order).fillna(column) if column.name == "case" else column
+
+
+def _loss_panel(ax, losses: pd.DataFrame, bayes: pd.DataFrame, summary: pd.DataFrame, case: str, models: list[str]) -> None:
+    for model in models:
+        style = MODEL_STYLE[model]
+        frame = losses[(losses["case"] == case) & (losses["model"] == model)]
+        for split, linestyle, alpha in (("train", "-", 1.0), ("test", "--", 0.6)):
+            curve = frame[frame["split"] == split].groupby("epoch")["mse"].agg(["mean", "min", "max"])
+            ax.fill_between(curve.index, curve["min"], curve["max"], color=style["color"], alpha=0.15, linewidth=0)
+            ax.plot(
+                curve.index, curve["mean"], linestyle=linestyle, color=style["color"], alpha=alpha,
+                marker=style["marker"], markevery=max(1, len(curve) // 12), markersize=4,
+                label=f"{style['label']} ({split})",
+            )
+    ax.axhline(baseline_mse(bayes, case, "zero"), color="grey", linestyle="--", linewidth=1, label="zero predictor")
+    ax.axhline(baseline_mse(bayes, case, "oracle"), color=BAYES_COLOR, linewidth=1.5, label="Bayes optimum")
+    point_masses = baseline_mse(bayes, case, "oracle_point_masses")
+    if np.isfinite(point_masses):
+        ax.axhline(point_masses, color="grey", linewidth=1, label="Bayes, σ0→0 (eq. 8)")
+    ratios = summary[summary["case"] == case].groupby("model")["test_over_bayes"].mean()
+    ax.text(
+        0.02, 0.03, "final test / Bayes: " + ", ".join(f"{model} {ratios[model]:.3f}" for model in models),
+        transform=ax.transAxes, fontsize=7,
+    )
+    ax.set_yscale("log")
+    ax.legend(fontsize=6, loc="upper right")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("MSE / n")
+    ax.set_title(f"{case}: training dynamics")
+
+
+def _heatmap(ax, weights: pd.DataFrame, title: str) -> None:
+    matrix = weights.pivot(index="row", columns="col", values="value").to_numpy()
+    limit = np.abs(matrix).max()
+    sns.heatmap(matrix, ax=ax, cmap="RdBu_r", vmin=-limit, vmax=limit, square=True, cbar=True,
+                xticklabels=False, yticklabels=False, cbar_kws={"shrink": 0.7})
+    ax.set_title(f"{title}\nmean diag = {np.mean(np.diag(matrix)):.3f}", fontsize=9)
+
+
+def render(
+    weights: pd.DataFrame,
+    losses: pd.DataFrame,
+    bayes: pd.DataFrame,
+    summary: pd.DataFrame,
+    cases: list[str],
+    models: list[str],
+    representative_seed: int,
+    initial_weights_cases: list[str],
+) -> plt.Figure:
+    """Panel (a) per case: mean loss over seeds with min–max band, zero and Bayes lines.
+    The loss panels quote the mean over seeds of final test MSE / Bayes MSE from `summary`.
+    Panel (b): final W_KQ, W_PV of each model for `representative_seed`, and the initial weights
+    (identical for both models: they depend on the seed only) for `initial_weights_cases`."""
+    sns.set_theme(style="ticks", context="paper")
+    heatmaps = 2 * len(models) + (2 if initial_weights_cases else 0)
+    figure, axes = plt.subplots(
+        len(cases), 1 + heatmaps, figsize=(4.5 + 2.3 * heatmaps, 3.2 * len(cases)),
+        gridspec_kw={"width_ratios": [2.2] + [1] * heatmaps}, squeeze=False,
+    )
+    seed_weights = weights[weights["seed"] == representative_seed]
+    for row, case in enumerate(cases):
+        _loss_panel(axes[row, 0], losses, bayes, summary, case, models)
+        panels = [
+            (model, "final", matrix, f"{matrix} final ({model})") for model in models for matrix in ("W_KQ", "W_PV")
+        ]
+        if case in initial_weights_cases:
+            panels += [(models[0], "initial", matrix, f"{matrix} initial") for matrix in ("W_KQ", "W_PV")]
+        for column, ax in enumerate(axes[row, 1:]):
+            if column >= len(panels):
+                ax.axis("off")
+                continue
+            model, stage, matrix, title = panels[column]
+            selected = seed_weights[
+                (seed_weights["case"] == case) & (seed_weights["model"] == model)
+                & (seed_weights["stage"] == stage) & (seed_weights["matrix"] == matrix)
+            ]
+            _heatmap(ax, selected, title)
+    seeds = ", ".join(str(seed) for seed in sorted(losses["seed"].unique()))
+    figure.suptitle(f"Figure 3 — (a) mean and min–max loss over seeds {seeds}; (b) weights of seed {representative_seed}")
+    figure.tight_layout()
+    return figure
