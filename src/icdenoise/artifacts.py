@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import tempfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -63,8 +62,7 @@ def write_parquet(data: pd.DataFrame | pa.Table, path: str | os.PathLike, params
     table = table.replace_schema_metadata(metadata)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # same folder: the rename is atomic
     try:
         pq.write_table(table, temporary)
         os.replace(temporary, path)

@@ -79,15 +79,12 @@ def _loss_panel(ax, losses: pd.DataFrame, bayes: pd.DataFrame, summary: pd.DataF
     if np.isfinite(point_masses):
         ax.axhline(point_masses, color="grey", linewidth=1, label="Bayes, σ0→0 (eq. 8)")
     ratios = summary[summary["case"] == case].groupby("model")["test_over_bayes"].mean()
-    ax.text(
-        0.02, 0.03, "final test / Bayes: " + ", ".join(f"{model} {ratios[model]:.3f}" for model in models),
-        transform=ax.transAxes, fontsize=7,
-    )
     ax.set_yscale("log")
     ax.legend(fontsize=6, loc="upper right")
     ax.set_xlabel("epoch")
     ax.set_ylabel("MSE / n")
-    ax.set_title(f"{case}: training dynamics")
+    ratio_text = ", ".join(f"{model} {ratios[model]:.3f}" for model in models)
+    ax.set_title(f"{case}: training dynamics\nfinal test / Bayes (mean over seeds): {ratio_text}", fontsize=9)
 
 
 def _heatmap(ax, weights: pd.DataFrame, title: str) -> None:
