@@ -131,3 +131,10 @@ def test_lint_is_clean(repo):
     result = subprocess.run([SNAKEMAKE, "--lint"], cwd=repo, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0
     assert "Lints for" not in result.stdout + result.stderr
+
+
+def test_report_is_built(smoke_run):
+    result = snakemake(smoke_run, "--report", "report.html")
+    assert result.returncode == 0, result.stderr[-4000:]
+    html = (smoke_run / "report.html").read_text()
+    assert "Figure 3 of Smart" in html and "L = 20 in the linear case" in html
