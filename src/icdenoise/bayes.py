@@ -83,11 +83,18 @@ def top_principal_subspace(context: np.ndarray, k: int) -> np.ndarray:
     return eigenvectors[:, :, -k:]
 
 
+def nearest_centre(context: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """(N, L) index of the centre (N, k, n) nearest to each context token (N, L, n)."""
+    distance = np.sum(centres**2, axis=2)[:, None, :] - 2 * context @ centres.transpose(0, 2, 1)  # up to ‖x‖²
+    return np.argmin(distance, axis=2)
+
+
 def kmeans_centres(context: np.ndarray, k: int, iterations: int = 30) -> tuple[np.ndarray, np.ndarray]:
     """Batched Lloyd's k-means on each prompt's context: (centres (N, k, n), weights (N, k)).
 
     Deterministic farthest-point initialisation from the first token; stops when no assignment
-    changes or after `iterations` updates; an empty cluster keeps its previous centre. Weights are the fractions of context tokens assigned to each centre.
+    changes or after `iterations` updates; an empty cluster keeps its previous centre. Weights are
+    the fractions of context tokens nearest to each returned centre.
     """
     n_prompts, length, _ = context.shape
     rows = np.arange(n_prompts)
@@ -100,8 +107,7 @@ def kmeans_centres(context: np.ndarray, k: int, iterations: int = 30) -> tuple[n
     centres = np.stack([context[rows, index] for index in chosen], axis=1)
     labels = np.full((n_prompts, length), -1)
     for _ in range(iterations):
-        distance = np.sum(centres**2, axis=2)[:, None, :] - 2 * context @ centres.transpose(0, 2, 1)  # (N, L, k), up to ‖x‖²
-        new_labels = np.argmin(distance, axis=2)
+        new_labels = nearest_centre(context, centres)
         if np.array_equal(new_labels, labels):
             break
         labels = new_labels
@@ -109,7 +115,7 @@ def kmeans_centres(context: np.ndarray, k: int, iterations: int = 30) -> tuple[n
         counts = assignment.sum(axis=1)
         sums = assignment.transpose(0, 2, 1) @ context
         centres = np.where(counts[:, :, None] > 0, sums / np.maximum(counts, 1)[:, :, None], centres)
-    counts = np.eye(k)[labels].sum(axis=1)
+    counts = np.eye(k)[nearest_centre(context, centres)].sum(axis=1)
     return centres, counts / length
 
 
@@ -199,7 +205,8 @@ ESTIMATORS: dict[str, dict[str, Estimator]] = {
 def expected_loss_per_coordinate(case: str, estimator: str, task: Task) -> float:
     """Closed-form expected loss E‖x̂ − x‖²/n where one exists, else NaN.
 
-    - linear oracle: d σ0² σ_z² / (σ0² + σ_z²) (eq. 4, the total Bayes loss), divided by n;
+    - linear oracle: d σ0² σ_z² / (σ0² + σ_z²), the total Bayes loss (the value printed with eq. 4,
+      whose left-hand side should read E‖f_opt(X̃) − X‖², not E‖P X̃ − X‖² = d σ_z²), divided by n;
     - zero predictor: E‖x‖² = d σ0² (linear), R² (sphere), R² + n σ0² (gmm), divided by n.
     """
     if estimator == "zero":
