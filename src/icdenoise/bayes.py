@@ -92,31 +92,41 @@ def nearest_centre(context: np.ndarray, centres: np.ndarray) -> np.ndarray:
 def kmeans_centres(context: np.ndarray, k: int, iterations: int = 30) -> tuple[np.ndarray, np.ndarray]:
     """Batched Lloyd's k-means on each prompt's context: (centres (N, k, n), weights (N, k)).
 
-    Deterministic farthest-point initialisation from the first token; stops when no assignment
-    changes or after `iterations` updates; an empty cluster keeps its previous centre. Weights are
-    the fractions of context tokens nearest to each returned centre.
+    Deterministic farthest-point initialisation from the first token. Each prompt is updated
+    until its assignment stops changing, or for `iterations` updates; an empty cluster keeps its
+    previous centre. Weights are the fractions of context tokens nearest to the returned centres.
     """
     n_prompts, length, _ = context.shape
     rows = np.arange(n_prompts)
+    squared_norms = np.sum(context**2, axis=2)  # (N, L)
+
+    def squared_distance_to_token(index):
+        token = context[rows, index]  # (N, n)
+        return squared_norms - 2 * (context @ token[:, :, None])[:, :, 0] + squared_norms[rows, index][:, None]
+
     chosen = [np.zeros(n_prompts, dtype=int)]
-    nearest = np.sum((context - context[rows, chosen[0]][:, None]) ** 2, axis=2)
+    nearest = squared_distance_to_token(chosen[0])
     for _ in range(1, k):
         chosen.append(np.argmax(nearest, axis=1))
-        distance = np.sum((context - context[rows, chosen[-1]][:, None]) ** 2, axis=2)
-        nearest = np.minimum(nearest, distance)
+        nearest = np.minimum(nearest, squared_distance_to_token(chosen[-1]))
     centres = np.stack([context[rows, index] for index in chosen], axis=1)
-    labels = np.full((n_prompts, length), -1)
+
+    labels = nearest_centre(context, centres)
+    active = rows
     for _ in range(iterations):
-        new_labels = nearest_centre(context, centres)
-        if np.array_equal(new_labels, labels):
+        if active.size == 0:
             break
-        labels = new_labels
-        assignment = np.eye(k)[labels]
+        tokens = context[active]
+        assignment = np.eye(k)[labels[active]]  # (A, L, k)
         counts = assignment.sum(axis=1)
-        sums = assignment.transpose(0, 2, 1) @ context
-        centres = np.where(counts[:, :, None] > 0, sums / np.maximum(counts, 1)[:, :, None], centres)
-    counts = np.eye(k)[nearest_centre(context, centres)].sum(axis=1)
-    return centres, counts / length
+        sums = assignment.transpose(0, 2, 1) @ tokens
+        centres[active] = np.where(counts[:, :, None] > 0, sums / np.maximum(counts, 1)[:, :, None], centres[active])
+        new_labels = nearest_centre(tokens, centres[active])
+        changed = np.any(new_labels != labels[active], axis=1)
+        labels[active] = new_labels
+        active = active[changed]
+    weights = np.eye(k)[labels].mean(axis=1)
+    return centres, weights
 
 
 def ideal_softmax_attention(context: np.ndarray, query: np.ndarray, beta: float) -> np.ndarray:

@@ -32,6 +32,14 @@ def get_training_params(wildcards):
     return canonical({**training, "epochs": config["training"]["epochs"][wildcards.case]})
 
 
+def get_training_priority(wildcards):
+    """Start the costliest training jobs first: cost ∝ epochs × (L for softmax, n for linear,
+    whose features are the n×n context second moment). Only the order of priorities matters."""
+    case = config["cases"][wildcards.case]
+    width = case["L"] if wildcards.model == "softmax" else case["n"]
+    return 10 + config["training"]["epochs"][wildcards.case] * width
+
+
 def get_training_gpus(wildcards):
     return 1 if config["training"]["device"] == "cuda" else 0
 

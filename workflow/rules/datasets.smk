@@ -10,6 +10,7 @@ rule sample_prompts:
     benchmark:
         "benchmarks/sample_prompts/{case}.tsv"
     threads: 1
+    priority: 1  # cheap, and every training job waits for it: run before the Bayes evaluations
     conda:
         "../envs/icdenoise.yaml"
     script:

@@ -12,7 +12,7 @@ rule train_ensemble:
     benchmark:
         "benchmarks/train_ensemble/{case}_{model}.tsv"
     threads: config["training"]["threads"]
-    priority: 1  # the longest jobs: start them as soon as their dataset exists
+    priority: get_training_priority
     resources:
         gpu=get_training_gpus,
     conda:

@@ -88,10 +88,13 @@ def _loss_panel(ax, losses: pd.DataFrame, bayes: pd.DataFrame, summary: pd.DataF
 
 
 def _heatmap(ax, weights: pd.DataFrame, title: str) -> None:
+    """A weight matrix on a symmetric diverging scale, titled with its mean diagonal."""
     matrix = weights.pivot(index="row", columns="col", values="value").to_numpy()
     limit = np.abs(matrix).max()
-    sns.heatmap(matrix, ax=ax, cmap="RdBu_r", vmin=-limit, vmax=limit, square=True, cbar=True,
-                xticklabels=False, yticklabels=False, cbar_kws={"shrink": 0.7})
+    image = ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
+    ax.figure.colorbar(image, ax=ax, shrink=0.7)
+    ax.set_xticks([])
+    ax.set_yticks([])
     ax.set_title(f"{title}\nmean diag = {np.mean(np.diag(matrix)):.3f}", fontsize=9)
 
 
