@@ -76,5 +76,6 @@ def read_metadata(path: str | os.PathLike) -> dict:
     return json.loads(pq.read_schema(path).metadata[METADATA_KEY])
 
 
-def read_frame(path: str | os.PathLike) -> pd.DataFrame:
-    return pd.read_parquet(path)
+def read_frames(paths) -> pd.DataFrame:
+    """The tables at `paths`, stacked (they carry their own key columns: case, model, ...)."""
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)

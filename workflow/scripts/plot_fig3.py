@@ -2,11 +2,12 @@
 
 import pandas as pd
 
+from icdenoise.artifacts import read_frames
 from icdenoise.figures.fig3 import render
 from icdenoise.joblog import configure_job_logging
 
 log = configure_job_logging(snakemake.log[0], "plot_fig3")
-weights, losses, bayes = (pd.concat(map(pd.read_parquet, snakemake.input[key])) for key in ("weights", "losses", "bayes"))
+weights, losses, bayes = (read_frames(snakemake.input[key]) for key in ("weights", "losses", "bayes"))
 summary = pd.read_parquet(snakemake.input.summary)
 fig3 = snakemake.params.fig3
 figure = render(

@@ -1,13 +1,11 @@
 """Snakemake script of rule summarise_fig3: figures/fig3.parquet from the training and Bayes tables."""
 
-import pandas as pd
-
-from icdenoise.artifacts import write_parquet
+from icdenoise.artifacts import read_frames, write_parquet
 from icdenoise.figures.fig3 import summary_table
 from icdenoise.joblog import configure_job_logging
 
 log = configure_job_logging(snakemake.log[0], "summarise_fig3")
-weights, losses, bayes = (pd.concat(map(pd.read_parquet, snakemake.input[key])) for key in ("weights", "losses", "bayes"))
+weights, losses, bayes = (read_frames(snakemake.input[key]) for key in ("weights", "losses", "bayes"))
 table = summary_table(weights, losses, bayes)
 write_parquet(table, snakemake.output[0], {"fig3": snakemake.params.fig3})
 log.info("Figure 3 summary:\n%s", table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ..tasks import TASKS
+
 MODEL_STYLE = {
     "linear": {"marker": "^", "color": "#1f77b4", "label": "linear attention"},
     "softmax": {"marker": "o", "color": "#d62728", "label": "softmax attention"},
@@ -57,8 +59,8 @@ def summary_table(weights: pd.DataFrame, losses: pd.DataFrame, bayes: pd.DataFra
 
 
 def _case_order(column: pd.Series) -> pd.Series:
-    order = {"linear": 0, "sphere": 1, "gmm": 2}
-    return column.map(order).fillna(column) if column.name == "case" else column
+    """Sort cases in registry order (linear, sphere, gmm), other columns as they are."""
+    return column.map({name: index for index, name in enumerate(TASKS)}) if column.name == "case" else column
 
 
 def _loss_panel(ax, losses: pd.DataFrame, bayes: pd.DataFrame, summary: pd.DataFrame, case: str, models: list[str]) -> None:
