@@ -27,13 +27,16 @@ def linear_posterior_mean(query: np.ndarray, basis: np.ndarray, sigma0_sq: float
     return sigma0_sq / (sigma0_sq + sigma_z_sq) * np.einsum("bnd,bd->bn", basis, coordinates)
 
 
-def sphere_posterior_mean(query: np.ndarray, basis: np.ndarray, radius: np.ndarray, sigma_z_sq: float) -> np.ndarray:
+def sphere_posterior_mean(
+    query: np.ndarray, basis: np.ndarray, radius: np.ndarray, sigma_z_sq: float, sphere_dim: int | None = None
+) -> np.ndarray:
     """Eq. 6: E[X | X̃] = I_{(d+1)/2}(κ) / I_{(d-1)/2}(κ) · R · P x̃ / ‖P x̃‖, κ = R ‖P x̃‖ / σ_z².
 
     Here d is the sphere's dimension and basis (N, n, d+1) spans its subspace. The Bessel ratio
     uses exponentially scaled functions (the scalings cancel), so large κ does not overflow.
+    `sphere_dim` overrides d in the Bessel orders only (to reproduce the authors' orders).
     """
-    sphere_dim = basis.shape[2] - 1
+    sphere_dim = basis.shape[2] - 1 if sphere_dim is None else sphere_dim
     radius = np.broadcast_to(np.asarray(radius, dtype=float), query.shape[:1])
     coordinates = np.einsum("bnd,bn->bd", basis, query)
     norm = np.linalg.norm(coordinates, axis=1)
@@ -173,6 +176,13 @@ def sphere_oracle(prompts: Prompts, task: Sphere) -> np.ndarray:
     return sphere_posterior_mean(prompts.query, prompts.task["basis"], prompts.task["radius"], task.sigma_z_sq)
 
 
+def sphere_oracle_authors_orders(prompts: Prompts, task: Sphere) -> np.ndarray:
+    """Eq. 6 with the Bessel orders (n−1)/2, (n−3)/2 in place of (d+1)/2, (d−1)/2: at n = 16, d = 8
+    these are the I_{7.5}/I_{6.5} of the authors' code, which drew the published Fig 3 line."""
+    basis = prompts.task["basis"]
+    return sphere_posterior_mean(prompts.query, basis, prompts.task["radius"], task.sigma_z_sq, sphere_dim=task.n - 2)
+
+
 def sphere_plugin(prompts: Prompts, task: Sphere) -> np.ndarray:
     """Eq. 6 with the top-(d+1) PCA subspace of the context and R̂ = mean ‖x_t‖."""
     basis = top_principal_subspace(prompts.context, task.d + 1)
@@ -201,7 +211,13 @@ ESTIMATORS: dict[str, dict[str, Estimator]] = {
         "empirical_covariance": linear_empirical_covariance,
         "zero": zero_predictor,
     },
-    "sphere": {"oracle": sphere_oracle, "plugin": sphere_plugin, "ideal_softmax": ideal_softmax, "zero": zero_predictor},
+    "sphere": {
+        "oracle": sphere_oracle,
+        "oracle_authors_orders": sphere_oracle_authors_orders,
+        "plugin": sphere_plugin,
+        "ideal_softmax": ideal_softmax,
+        "zero": zero_predictor,
+    },
     "gmm": {
         "oracle": gmm_oracle,
         "oracle_point_masses": gmm_oracle_point_masses,

@@ -34,6 +34,11 @@ class Prompts:
     def n_prompts(self) -> int:
         return self.query.shape[0]
 
+    def select(self, rows) -> "Prompts":
+        """The prompts picked by a boolean mask, an index array or a slice."""
+        return Prompts(self.context[rows], self.query[rows], self.target[rows],
+                       {key: value[rows] for key, value in self.task.items()})
+
 
 def haar_orthonormal_basis(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
     """An (n, k) matrix whose columns span a Haar-uniform random k-dim subspace of R^n.
@@ -147,8 +152,9 @@ class GaussianMixture(Task):
 TASKS: dict[str, type[Task]] = {cls.name: cls for cls in (LinearSubspace, Sphere, GaussianMixture)}
 
 
-def make_task(case: str, block: dict) -> Task:
-    """The task registered under `case`, built from its config block."""
-    if case not in TASKS:
-        raise KeyError(f"unknown case {case!r}; registered cases: {sorted(TASKS)}")
-    return TASKS[case].from_config(block)
+def make_task(block: dict) -> Task:
+    """The task registered under ``block["task"]``, built from a config case block."""
+    name = block["task"]
+    if name not in TASKS:
+        raise KeyError(f"unknown task {name!r}; registered tasks: {sorted(TASKS)}")
+    return TASKS[name].from_config(block)

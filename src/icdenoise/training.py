@@ -186,3 +186,22 @@ def train_ensemble(
     )
     weights = pd.concat([initial, weights_frame(model, seeds, "final")], ignore_index=True)
     return losses, weights
+
+
+def ensemble_from_frame(weights: pd.DataFrame, model_name: str, stage: str) -> tuple[list[int], AttentionEnsemble]:
+    """The inverse of `weights_frame`: (seeds, float64 ensemble) of one stage (initial | final)."""
+    selected = weights[weights["stage"] == stage]
+    seeds = sorted(int(seed) for seed in selected["seed"].unique())
+    n = int(selected["row"].max()) + 1
+    matrices = {}
+    for matrix in ("W_KQ", "W_PV"):
+        rows = selected[selected["matrix"] == matrix].sort_values(["seed", "row", "col"])
+        matrices[matrix] = torch.as_tensor(rows["value"].to_numpy().reshape(len(seeds), n, n), dtype=torch.float64)
+    return seeds, MODELS[model_name](matrices["W_KQ"], matrices["W_PV"])
+
+
+def predict(model: AttentionEnsemble, context: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """(S, N, n) predictions of every seed's model, in float64."""
+    with torch.no_grad():
+        features = model.prepare(torch.as_tensor(context, dtype=torch.float64))
+        return model(features, torch.as_tensor(query, dtype=torch.float64)).numpy()

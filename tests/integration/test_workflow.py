@@ -44,9 +44,61 @@ def planned_outputs(result: subprocess.CompletedProcess) -> set[str]:
 @pytest.fixture(scope="module")
 def smoke_run(repo, tmp_path_factory):
     workdir = copy_workflow(repo, tmp_path_factory.mktemp("smoke") / "workflow")
-    result = snakemake(workdir, "figures/fig3.pdf")
+    result = snakemake(workdir, "all")
     assert result.returncode == 0, result.stderr[-4000:]
     return workdir
+
+
+FIGURES = ["fig1", "fig2", "fig3", "fig4a", "fig4b", "fig5", "fig6", "fig7", "fig8"]
+
+
+def test_every_figure_and_the_ledger_are_built(smoke_run, repo):
+    for figure in FIGURES:
+        pdf = smoke_run / "figures" / f"{figure}.pdf"
+        assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 5000, figure
+    ledger = pd.read_parquet(smoke_run / "figures" / "claims.parquet")
+    configured = yaml.safe_load((repo / "config" / "config.yaml").read_text())["claims"]
+    assert list(ledger["claim"]) == [claim for claim in ledger["claim"] if claim in configured]
+    assert set(ledger["claim"]) == set(configured)
+    assert ledger["passed"].dtype == bool and ledger[["ours_mean", "ours_min", "ours_max"]].notna().all().all()
+    text = (smoke_run / "figures" / "claims.md").read_text()
+    assert text.count("\n| `") == len(configured)
+
+
+def test_figure_tables_have_their_columns(smoke_run):
+    figures = smoke_run / "figures"
+    sweep = pd.read_parquet(figures / "fig4a.parquet")
+    assert set(sweep["L"]) == {10, 20} and {"gamma", "best_test_mse", "oracle_test_mse", "excess_mse"} <= set(sweep.columns)
+    shift = pd.read_parquet(figures / "fig4b.parquet")
+    assert set(shift["d_prime"]) == {1, 2, 3} and set(shift["stage"]) == {"initial", "final"}
+    steps = pd.read_parquet(figures / "fig5_steps.parquet")
+    assert list(steps.loc[steps["estimator"] == "descent", "steps"]) == [0, 1, 10]
+    grid = pd.read_parquet(figures / "fig5_landscape.parquet")
+    assert len(grid) == 20 * 20
+    landscape = pd.read_parquet(smoke_run / "results" / "landscape" / "sphere.parquet")
+    assert (landscape["kind"] == "grid").sum() == 36 and set(landscape["kind"]) == {"grid", "heuristic", "trained", "minimum"}
+    assert (landscape["alpha"] < 0).any() and (landscape["beta"] < 0).any()
+    similarity = pd.read_parquet(figures / "fig8_similarity.parquet")
+    assert set(similarity["model"]) == {"linear", "softmax"} and similarity["cosine"].between(-1, 1).all()
+    points = pd.read_parquet(figures / "fig1.parquet")
+    assert set(points["case"]) == {"linear_3d", "sphere_3d", "gmm_3d"}
+    assert {"context", "query", "target", "bayes", "model", "projection"} <= set(points["kind"])
+
+
+def test_figures_reuse_the_figure_3_runs(repo, tmp_path):
+    """One training job per (case, L, model): Figs. 4(a) at L = 20, 4(b), 6 and 7 add none."""
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    result = snakemake(workdir, "-n", "all")
+    assert result.returncode == 0, result.stderr[-4000:]
+    trained = {path for path in planned_outputs(result) if path.startswith("results/train/") and path.endswith("losses.parquet")}
+    assert trained == {
+        *(f"results/train/{case}/L20/{model}/losses.parquet" for case in ("linear", "sphere", "gmm") for model in ("linear", "softmax")),
+        "results/train/linear/L10/linear/losses.parquet",
+        *(f"results/train/linear_transformed/L20/{model}/losses.parquet" for model in ("linear", "softmax")),
+        "results/train/linear_3d/L20/linear/losses.parquet",
+        "results/train/sphere_3d/L20/softmax/losses.parquet",
+        "results/train/gmm_3d/L20/softmax/losses.parquet",
+    }
 
 
 def test_fig3_targets_are_built(smoke_run):
@@ -61,8 +113,8 @@ def test_fig3_targets_are_built(smoke_run):
 
 
 def test_every_parquet_records_its_provenance(smoke_run):
-    files = list((smoke_run / "results").rglob("*.parquet")) + [smoke_run / "figures" / "fig3.parquet"]
-    assert len(files) == 3 + 3 + 12 + 1
+    files = list((smoke_run / "results").rglob("*.parquet")) + list((smoke_run / "figures").glob("*.parquet"))
+    assert len(files) == 8 + 4 + 2 * 12 + 2 + 14
     for path in files:
         metadata = read_metadata(path)
         assert metadata["params"] and metadata["package_version"] and metadata["git_commit"]
@@ -70,32 +122,36 @@ def test_every_parquet_records_its_provenance(smoke_run):
 
 def test_benchmark_files_for_every_compute_rule(smoke_run):
     rules = {path.parent.name if path.parent.name != "benchmarks" else path.stem for path in (smoke_run / "benchmarks").rglob("*.tsv")}
-    assert {"sample_prompts", "evaluate_bayes", "train_ensemble", "summarise_fig3", "plot_fig3"} <= rules
+    compute_rules = {"sample_prompts", "evaluate_bayes", "train_ensemble", "summarise_fig1", "summarise_fig3",
+                     "summarise_fig4a", "evaluate_fig4b", "compute_fig5", "evaluate_fig5_steps", "scan_loss_landscape",
+                     "summarise_fig8", "claims"}
+    assert compute_rules | {f"plot_{figure}" for figure in FIGURES} <= rules
 
 
 def test_nothing_to_do_after_a_complete_run(smoke_run):
-    result = snakemake(smoke_run, "-n", "figures/fig3.pdf")
+    result = snakemake(smoke_run, "-n", "all")
     assert result.returncode == 0
     assert planned_outputs(result) == set()
 
 
-def test_changing_one_case_reruns_only_that_case_and_the_figure(smoke_run):
+def test_changing_one_case_reruns_only_what_depends_on_it(smoke_run):
     config = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
     config["cases"]["sphere"]["sigma_z_sq"] = 0.2
     (smoke_run / "changed.yaml").write_text(yaml.safe_dump(config))
-    result = snakemake(smoke_run, "-n", "figures/fig3.pdf", configfile="changed.yaml")
+    result = snakemake(smoke_run, "-n", "all", configfile="changed.yaml")
     assert result.returncode == 0, result.stderr
     assert planned_outputs(result) == {
-        "results/datasets/sphere.parquet",
-        "results/bayes/sphere.parquet",
-        *(f"results/train/sphere/{model}/{kind}.parquet" for model in ("linear", "softmax") for kind in ("losses", "weights")),
-        "figures/fig3.parquet",
-        "figures/fig3.pdf",
+        "results/datasets/sphere/L20.parquet",
+        "results/bayes/sphere/L20.parquet",
+        *(f"results/train/sphere/L20/{model}/{kind}.parquet" for model in ("linear", "softmax") for kind in ("losses", "weights")),
+        "figures/fig3.parquet", "figures/fig3.pdf", "figures/fig7.pdf",
+        *(f"results/landscape/{case}.parquet" for case in ("sphere", "gmm")),  # both read figures/fig3.parquet
+        "figures/fig6.pdf", "figures/claims.parquet", "figures/claims.md",
     }
 
 
 def test_retraining_gives_bit_identical_parquet(smoke_run):
-    outputs = [smoke_run / "results/train/gmm/softmax" / f"{kind}.parquet" for kind in ("losses", "weights")]
+    outputs = [smoke_run / "results/train/gmm/L20/softmax" / f"{kind}.parquet" for kind in ("losses", "weights")]
     before = [path.read_bytes() for path in outputs]
     result = snakemake(smoke_run, "--force", str(outputs[0].relative_to(smoke_run)))
     assert result.returncode == 0, result.stderr[-4000:]
@@ -105,7 +161,7 @@ def test_retraining_gives_bit_identical_parquet(smoke_run):
 BAD_CONFIGS = {
     "d_above_n": (("cases", "linear", "d"), 9, "cases.linear.d"),
     "negative_variance": (("cases", "gmm", "sigma0_sq"), -0.5, "cases.gmm.sigma0_sq"),
-    "unknown_case": (("cases", "torus"), {"n": 3}, "'torus'"),
+    "unknown_task": (("cases", "torus"), {"task": "torus", "n": 3}, "cases.torus.task"),
     "misspelt_key": (("training", "learning_rate"), 0.01, "'learning_rate' was unexpected"),
     "zero_context": (("cases", "sphere", "L"), 0, "cases.sphere.L"),
 }
@@ -138,3 +194,6 @@ def test_report_is_built(smoke_run):
     assert result.returncode == 0, result.stderr[-4000:]
     html = (smoke_run / "report.html").read_text()
     assert "Figure 3 of Smart" in html and "L = 20 in the linear case" in html
+    for caption in ("Figure 1(b) of Smart", "Figure 2 of Smart", "Figure 4(a) of Smart", "Figure 4(b) of Smart",
+                    "Figure 5 of Smart", "Figure 6 of Smart", "Figure 7 of Smart", "Figure 8 of Smart", "The claims ledger"):
+        assert caption in html, caption

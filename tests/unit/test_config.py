@@ -17,9 +17,17 @@ def paper(repo):
     return load_yaml(repo / "config" / "config.yaml")
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml"])
-def test_shipped_configs_are_valid(repo, schema, name):
-    validate_config(load_yaml(repo / "config" / name), schema)
+def merged(base: dict, overlay: dict) -> dict:
+    """`overlay` merged into `base` key by key, as `snakemake --configfile` does."""
+    result = copy.deepcopy(base)
+    for key, value in overlay.items():
+        result[key] = merged(result[key], value) if isinstance(value, dict) and isinstance(result.get(key), dict) else value
+    return result
+
+
+def test_shipped_configs_are_valid(repo, schema, paper):
+    validate_config(paper, schema)
+    validate_config(merged(paper, load_yaml(repo / "config" / "smoke.yaml")), schema)
 
 
 def walk(node, path=""):
@@ -39,8 +47,9 @@ def test_every_schema_key_is_described_and_typed(schema):
         resolved = {**defs[node["$ref"].split("/")[-1]], **node} if "$ref" in node else node
         assert "description" in resolved, f"{path} has no description"
         assert "type" in resolved, f"{path} has no type"
-        if resolved["type"] == "object":
-            assert resolved.get("additionalProperties") is False, f"{path} allows unknown keys"
+        if resolved["type"] == "object":  # unknown keys are refused, or validated by a schema of their own
+            assert resolved.get("additionalProperties") is False or isinstance(resolved.get("additionalProperties"), dict), \
+                f"{path} allows unknown keys"
         if resolved["type"] in ("integer", "number"):
             assert {"minimum", "exclusiveMinimum"} & resolved.keys(), f"{path} has no lower bound"
 
@@ -49,7 +58,9 @@ BAD = [
     (lambda c: c["cases"]["linear"].update(d=20), "cases.linear.d", "1 ≤ d ≤ n"),
     (lambda c: c["cases"]["sphere"].update(d=16), "cases.sphere.d", "d ≤ n − 1"),
     (lambda c: c["cases"]["gmm"].update(sigma0_sq=-1.0), "cases.gmm.sigma0_sq", "> 0"),
-    (lambda c: c["cases"].update(torus={"n": 3}), "cases", "linear, sphere, gmm"),
+    (lambda c: c["cases"].update(torus={"task": "torus", "n": 3}), "cases.torus.task", "linear, sphere, gmm"),
+    (lambda c: c["cases"].update(Bad_Name=c["cases"]["linear"]), "cases", "^[a-z][a-z0-9_]*$"),
+    (lambda c: c["cases"]["linear"].update(K=3), "cases.linear", "allowed keys"),
     (lambda c: c["training"].update(lrr=0.1), "training", "allowed keys"),
     (lambda c: c["cases"]["linear"].update(L=0), "cases.linear.L", "≥ 1"),
     (lambda c: c["training"].update(device="tpu"), "training.device", "auto, cpu, cuda"),
@@ -57,6 +68,14 @@ BAD = [
     (lambda c: c["dataset"].update(n_train=1000), "dataset.n_train", "n_train < n_prompts"),
     (lambda c: c["fig3"].update(representative_seed=9), "fig3.representative_seed", "not in training.seeds"),
     (lambda c: c["training"]["epochs"].pop("gmm"), "training.epochs.gmm", "missing"),
+    (lambda c: c["cases"]["linear_transformed"].pop("transform"), "fig8.case", "has no transform"),
+    (lambda c: c["fig5"].update(step_counts=[0, 2, 50]), "fig5.step_counts", "must include 1"),
+    (lambda c: c["fig5"].update(case="sphere"), "fig5.case", "allowed: n = 2"),
+    (lambda c: c["fig6"].update(cases=["linear_3d"]), "fig6.cases", "not in fig3.cases"),
+    (lambda c: c["fig4a"].update(case="gmm"), "fig4a.case", "allowed: a linear case"),
+    (lambda c: c["fig1"]["cases"].update(linear="linear"), "fig1.cases", "allowed: n = 3"),
+    (lambda c: c["claims"].update(made_up={}), "claims", "allowed keys"),
+    (lambda c: c["claims"]["fig4a_power_law"].update(comparison="roughly"), "claims.fig4a_power_law.comparison", "at_most"),
 ]
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from icdenoise.cases import sample_case, transform_matrix, untransformed
 from icdenoise.tasks import GaussianMixture, LinearSubspace, Sphere, haar_orthonormal_basis, make_task
 
 
@@ -61,7 +62,7 @@ def test_gmm_centres_on_sphere_and_tokens_around_them():
     ("gmm", {"n": 4, "K": 3, "radius": 1.0, "sigma0_sq": 0.1, "sigma_z_sq": 0.1, "L": 9}),
 ])
 def test_prompt_i_depends_only_on_seed_and_index(case, block):
-    task = make_task(case, block)
+    task = make_task({"task": case, **block})
     whole = task.sample(6, 9, seed=11)
     piece = task.sample(2, 9, seed=11, start=3)
     np.testing.assert_array_equal(whole.context[3:5], piece.context)
@@ -70,6 +71,20 @@ def test_prompt_i_depends_only_on_seed_and_index(case, block):
     assert not np.allclose(piece.context, other_seed.context)
 
 
-def test_unknown_case_is_rejected():
+def test_unknown_task_is_rejected():
     with pytest.raises(KeyError, match="torus"):
-        make_task("torus", {})
+        make_task({"task": "torus"})
+
+
+def test_transform_has_the_requested_condition_number_and_is_undone_exactly():
+    matrix = transform_matrix(5, seed=3, condition_number=4.0)
+    assert np.linalg.cond(matrix) == pytest.approx(4.0)
+    block = {"task": "linear", "n": 5, "d": 2, "sigma0_sq": 2.0, "sigma_z_sq": 1.0, "transform": {"seed": 3, "condition_number": 4.0}}
+    transformed = sample_case(block, 4, 7, seed=1)
+    plain = make_task(block).sample(4, 7, seed=1)
+    np.testing.assert_allclose(transformed.context, plain.context @ matrix.T)
+    np.testing.assert_array_equal(transformed.target, plain.target)
+    restored = untransformed(transformed)
+    np.testing.assert_allclose(restored.context, plain.context, atol=1e-12)
+    np.testing.assert_allclose(restored.query, plain.query, atol=1e-12)
+    assert "transform" not in restored.task

@@ -1,14 +1,14 @@
 rule sample_prompts:
-    """One fixed dataset per case, shared by every seed and model (PROTOCOL: Conventions)."""
+    """One fixed dataset per case and context length, shared by every seed and model (PROTOCOL: Conventions)."""
     output:
-        "results/datasets/{case}.parquet",
+        "results/datasets/{case}/L{L}.parquet",
     params:
         task=get_task_params,
         dataset=canonical(config["dataset"]),
     log:
-        "logs/sample_prompts/{case}.log",
+        "logs/sample_prompts/{case}_L{L}.log",
     benchmark:
-        "benchmarks/sample_prompts/{case}.tsv"
+        "benchmarks/sample_prompts/{case}_L{L}.tsv"
     threads: 1
     priority: 1  # cheap, and every training job waits for it: run before the Bayes evaluations
     conda:

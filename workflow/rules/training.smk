@@ -1,16 +1,16 @@
 rule train_ensemble:
     """All seeds of one attention model (eq. 11 or 12) on one case's dataset, trained together."""
     input:
-        rules.sample_prompts.output[0],
+        "results/datasets/{case}/L{L}.parquet",
     output:
-        losses="results/train/{case}/{model}/losses.parquet",
-        weights="results/train/{case}/{model}/weights.parquet",
+        losses="results/train/{case}/L{L}/{model}/losses.parquet",
+        weights="results/train/{case}/L{L}/{model}/weights.parquet",
     params:
         training=get_training_params,
     log:
-        "logs/train_ensemble/{case}_{model}.log",
+        "logs/train_ensemble/{case}_L{L}_{model}.log",
     benchmark:
-        "benchmarks/train_ensemble/{case}_{model}.tsv"
+        "benchmarks/train_ensemble/{case}_L{L}_{model}.tsv"
     threads: config["training"]["threads"]
     priority: get_training_priority
     resources:

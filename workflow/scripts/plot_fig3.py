@@ -4,15 +4,13 @@ import pandas as pd
 
 from icdenoise.artifacts import read_frames
 from icdenoise.figures.fig3 import render
+from icdenoise.figures.style import save_figure
 from icdenoise.joblog import configure_job_logging
 
 log = configure_job_logging(snakemake.log[0], "plot_fig3")
 weights, losses, bayes = (read_frames(snakemake.input[key]) for key in ("weights", "losses", "bayes"))
-summary = pd.read_parquet(snakemake.input.summary)
 fig3 = snakemake.params.fig3
-figure = render(
-    weights, losses, bayes, summary,
-    fig3["cases"], fig3["models"], fig3["representative_seed"], fig3["initial_weights_cases"],
-)
-figure.savefig(snakemake.output[0], metadata={"CreationDate": None})
+figure = render(weights, losses, bayes, pd.read_parquet(snakemake.input.summary),
+                fig3["cases"], fig3["models"], fig3["representative_seed"], fig3["initial_weights_cases"])
+save_figure(figure, snakemake.output[0])
 log.info("wrote %s", snakemake.output[0])

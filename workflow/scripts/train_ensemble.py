@@ -8,8 +8,8 @@ from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import resolve_device, use_threads
 from icdenoise.training import Split, TrainingSettings, train_ensemble
 
-case, model = snakemake.wildcards.case, snakemake.wildcards.model
-log = configure_job_logging(snakemake.log[0], f"train_ensemble {case}/{model}")
+case, model, context_length = snakemake.wildcards.case, snakemake.wildcards.model, int(snakemake.wildcards.L)
+log = configure_job_logging(snakemake.log[0], f"train_ensemble {case} L={context_length} {model}")
 use_threads(snakemake.threads)
 training = snakemake.params.training
 device = resolve_device(training["device"])
@@ -24,8 +24,9 @@ log.info("training %d seeds on %s (%d threads): %d train / %d test prompts",
 losses, weights = train_ensemble(
     model, *splits, training["seeds"], TrainingSettings.from_config(training, training["epochs"]), device
 )
-params = {"case": case, "model": model, "training": {**training, "resolved_device": str(device)}}
+params = {"case": case, "L": context_length, "model": model, "training": {**training, "resolved_device": str(device)}}
 for frame, path in ((losses, snakemake.output.losses), (weights, snakemake.output.weights)):
     frame.insert(0, "model", model)
+    frame.insert(0, "L", context_length)
     frame.insert(0, "case", case)
     write_parquet(frame, path, params)

@@ -6,22 +6,10 @@
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
-from ..tasks import TASKS
-
-MODEL_STYLE = {
-    "linear": {"marker": "^", "color": "#1f77b4", "label": "linear attention"},
-    "softmax": {"marker": "o", "color": "#d62728", "label": "softmax attention"},
-}
-BAYES_COLOR = "#e377c2"
+from .style import BAYES_COLOR, MODEL_STYLE, start_figure
 
 
 def baseline_mse(bayes: pd.DataFrame, case: str, estimator: str) -> float:
@@ -34,15 +22,16 @@ def baseline_mse(bayes: pd.DataFrame, case: str, estimator: str) -> float:
 
 
 def diagonal_means(weights: pd.DataFrame) -> pd.DataFrame:
-    """α = mean diag W_PV and β = mean diag W_KQ per (case, model, seed, stage)."""
+    """α = mean diag W_PV and β = mean diag W_KQ per (case, L, model, seed, stage)."""
     diagonal = weights[weights["row"] == weights["col"]]
-    means = diagonal.groupby(["case", "model", "seed", "stage", "matrix"])["value"].mean().unstack("matrix")
+    keys = [key for key in ("case", "L", "model", "seed", "stage") if key in weights]
+    means = diagonal.groupby(keys + ["matrix"])["value"].mean().unstack("matrix")
     return means.rename(columns={"W_PV": "alpha", "W_KQ": "beta"}).reset_index()
 
 
 def summary_table(weights: pd.DataFrame, losses: pd.DataFrame, bayes: pd.DataFrame) -> pd.DataFrame:
     """One row per (case, model, seed): α, β, α·β, final train/test MSE/n and the baselines."""
-    final = diagonal_means(weights[weights["stage"] == "final"]).drop(columns="stage")
+    final = diagonal_means(weights[weights["stage"] == "final"]).drop(columns=["stage", "L"], errors="ignore")
     last_step = losses.groupby(["case", "model"])["step"].transform("max")
     last = losses[losses["step"] == last_step].pivot_table(
         index=["case", "model", "seed"], columns="split", values="mse"
@@ -55,12 +44,10 @@ def summary_table(weights: pd.DataFrame, losses: pd.DataFrame, bayes: pd.DataFra
     table["test_over_bayes"] = table["final_test_mse"] / table["bayes_mse"]
     ordered = ["case", "model", "seed", "alpha", "beta", "alpha_beta", "final_train_mse", "final_test_mse",
                "bayes_mse", "plugin_mse", "zero_mse", "test_over_bayes"]
-    return table[ordered].sort_values(["case", "model", "seed"], key=_case_order).reset_index(drop=True)
-
-
-def _case_order(column: pd.Series) -> pd.Series:
-    """Sort cases in registry order (linear, sphere, gmm), other columns as they are."""
-    return column.map({name: index for index, name in enumerate(TASKS)}) if column.name == "case" else column
+    cases = list(dict.fromkeys(weights["case"]))  # the order the inputs came in, i.e. the config's
+    order = {case: index for index, case in enumerate(cases)}
+    sort_key = lambda column: column.map(order) if column.name == "case" else column  # noqa: E731
+    return table[ordered].sort_values(["case", "model", "seed"], key=sort_key).reset_index(drop=True)
 
 
 def _loss_panel(ax, losses: pd.DataFrame, bayes: pd.DataFrame, summary: pd.DataFrame, case: str, models: list[str]) -> None:
@@ -89,7 +76,7 @@ def _loss_panel(ax, losses: pd.DataFrame, bayes: pd.DataFrame, summary: pd.DataF
     ax.set_title(f"{case}: training dynamics\nfinal test / Bayes (mean over seeds): {ratio_text}", fontsize=9)
 
 
-def _heatmap(ax, weights: pd.DataFrame, title: str) -> None:
+def heatmap(ax, weights: pd.DataFrame, title: str) -> None:
     """A weight matrix on a symmetric diverging scale, titled with its mean diagonal."""
     matrix = weights.pivot(index="row", columns="col", values="value").to_numpy()
     limit = np.abs(matrix).max()
@@ -109,14 +96,14 @@ def render(
     models: list[str],
     representative_seed: int,
     initial_weights_cases: list[str],
-) -> plt.Figure:
+    title: str = "Figure 3",
+):
     """Panel (a) per case: mean loss over seeds with min–max band, zero and Bayes lines.
     The loss panels quote the mean over seeds of final test MSE / Bayes MSE from `summary`.
     Panel (b): final W_KQ, W_PV of each model for `representative_seed`, and the initial weights
     (identical for both models: they depend on the seed only) for `initial_weights_cases`."""
-    sns.set_theme(style="ticks", context="paper")
     heatmaps = 2 * len(models) + (2 if initial_weights_cases else 0)
-    figure, axes = plt.subplots(
+    figure, axes = start_figure(
         len(cases), 1 + heatmaps, figsize=(4.5 + 2.3 * heatmaps, 3.2 * len(cases)),
         gridspec_kw={"width_ratios": [2.2] + [1] * heatmaps}, squeeze=False,
     )
@@ -137,8 +124,8 @@ def render(
                 (seed_weights["case"] == case) & (seed_weights["model"] == model)
                 & (seed_weights["stage"] == stage) & (seed_weights["matrix"] == matrix)
             ]
-            _heatmap(ax, selected, title)
+            heatmap(ax, selected, title)
     seeds = ", ".join(str(seed) for seed in sorted(losses["seed"].unique()))
-    figure.suptitle(f"Figure 3 — (a) mean and min–max loss over seeds {seeds}; (b) weights of seed {representative_seed}")
+    figure.suptitle(f"{title} — (a) mean and min–max loss over seeds {seeds}; (b) weights of seed {representative_seed}")
     figure.tight_layout()
     return figure

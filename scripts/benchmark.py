@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Time `snakemake --cores N figures/fig3.pdf` from an empty results/ and report medians.
+"""Time `snakemake --cores N <target>` from an empty results/ and report medians.
 
 Each repeat runs in a fresh temporary copy of the workflow (Snakefile, workflow/, config/), so
 no result, metadata or benchmark file of an earlier run is reused. Prints the wall time of every
-repeat, their median, the speed-up over the authors' code (27 minutes for the same 36 training
-runs on a 2-core machine, as quoted in the issue tracker), and per-job medians read from the
-rules' `benchmark:` files.
+repeat, their median, and per-job and per-rule medians read from the rules' `benchmark:` files.
+For figures/fig3.pdf it also prints the speed-up over the authors' code (27 minutes for the same
+36 training runs on a 2-core machine, as quoted in the issue tracker).
 
-    .venv/bin/python scripts/benchmark_fig3.py --repeats 3
+    .venv/bin/python scripts/benchmark.py --repeats 3 --target all
 """
 
 from __future__ import annotations
@@ -68,7 +68,15 @@ def main() -> None:
     median = statistics.median(walls)
     print(f"\nmedian wall time of `snakemake --cores {args.cores} {args.target}`: {median:.1f} s "
           f"(runs: {', '.join(f'{w:.1f}' for w in walls)})")
-    print(f"speed-up over the authors' code ({AUTHORS_SECONDS / 60:.0f} min): {AUTHORS_SECONDS / median:.0f}x")
+    if args.target == "figures/fig3.pdf":
+        print(f"speed-up over the authors' code ({AUTHORS_SECONDS / 60:.0f} min): {AUTHORS_SECONDS / median:.0f}x")
+    per_rule = defaultdict(list)
+    for job, seconds in per_job.items():
+        per_rule[job.split("/")[0]].append(statistics.median(seconds))
+    print("\n| rule | jobs | median s per job | max s | total s |\n|---|---|---|---|---|")
+    for rule in sorted(per_rule, key=lambda r: -sum(per_rule[r])):
+        times = per_rule[rule]
+        print(f"| {rule} | {len(times)} | {statistics.median(times):.1f} | {max(times):.1f} | {sum(times):.1f} |")
     print("\n| job | median s |\n|---|---|")
     for job in sorted(per_job):
         print(f"| {job} | {statistics.median(per_job[job]):.2f} |")

@@ -1,0 +1,13 @@
+"""Snakemake script of rule plot_fig8."""
+
+import pandas as pd
+
+from icdenoise.figures.fig8 import render
+from icdenoise.figures.style import save_figure
+from icdenoise.joblog import configure_job_logging
+
+log = configure_job_logging(snakemake.log[0], "plot_fig8")
+fig8 = snakemake.params.fig8
+matrices, similarity = (pd.read_parquet(snakemake.input[key]) for key in ("matrices", "similarity"))
+save_figure(render(matrices, similarity, fig8["models"], fig8["representative_seed"]), snakemake.output[0])
+log.info("wrote %s", snakemake.output[0])
