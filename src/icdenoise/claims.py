@@ -198,7 +198,7 @@ def markdown(table: pd.DataFrame) -> str:
     lines = [
         "# Claims ledger: Smart, Bietti & Sengupta (ICML 2025)",
         "",
-        f"{passed} of {len(table)} claims reproduce; {len(table) - passed} {"does" if len(table) - passed == 1 else "do"} not. Ours: mean [min, max] over seeds where "
+        f"{passed} of {len(table)} claims reproduce; {len(table) - passed} {'does' if len(table) - passed == 1 else 'do'} not. Ours: mean [min, max] over seeds where "
         "there are seeds. Built by `snakemake claims` from the pipeline's Parquet tables.",
         "",
         "| claim | where | statement | paper | ours | test | verdict | why this tolerance |",
