@@ -94,6 +94,7 @@ def get_fig1_inputs(wildcards):
     return {
         "datasets": [dataset_path(case) for case in panels],
         "weights": [training_path(case, model, "weights") for case, model in panels.items()],
+        "losses": [training_path(case, model, "losses") for case, model in panels.items()],
     }
 
 

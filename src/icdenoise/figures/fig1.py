@@ -16,7 +16,7 @@ from ..training import ensemble_from_frame, predict
 from .style import BAYES_COLOR, MODEL_STYLE, start_figure
 
 KIND_STYLE = {
-    "context": {"color": "#7f7f7f", "marker": ".", "s": 8, "label": "context tokens"},
+    "context": {"color": "#555555", "marker": "o", "s": 6, "label": "context tokens"},
     "target": {"color": "black", "marker": "*", "s": 120, "label": "target x"},
     "query": {"color": "#1f77b4", "marker": "s", "s": 45, "label": "query x̃"},
     "bayes": {"color": BAYES_COLOR, "marker": "o", "s": 60, "label": "Bayes E[x | x̃]"},
@@ -31,9 +31,17 @@ def _rows(case: str, kind: str, points: np.ndarray) -> pd.DataFrame:
                          "x": points[:, 0], "y": points[:, 1], "z": points[:, 2]})
 
 
+def drawn_seed(losses: pd.DataFrame, choice: int | str) -> int:
+    """`choice`, or for "best" the seed with the lowest final test MSE of the run."""
+    if choice != "best":
+        return int(choice)
+    test = losses[(losses["split"] == "test") & (losses["step"] == losses["step"].max())]
+    return int(test.loc[test["mse"].idxmin(), "seed"])
+
+
 def points_table(case: str, block: dict, prompts: Prompts, is_train: np.ndarray, weights: pd.DataFrame, model: str,
                  test_prompt: int, seed: int) -> pd.DataFrame:
-    """Columns case, model, kind (context | target | query | bayes | model | projection | basis | centre),
+    """Columns case, model, seed, kind (context | target | query | bayes | model | projection | basis | centre),
     index, x, y, z, for test prompt number `test_prompt` of the case's dataset."""
     task = make_task(block)
     index = int(np.flatnonzero(~is_train)[test_prompt])
@@ -51,6 +59,7 @@ def points_table(case: str, block: dict, prompts: Prompts, is_train: np.ndarray,
         frames.append(_rows(case, "centre", prompt.task["centres"][0]))
     table = pd.concat(frames, ignore_index=True)
     table.insert(1, "model", model)
+    table.insert(2, "seed", seed)
     return table
 
 
@@ -68,11 +77,11 @@ def _surface(ax, points: pd.DataFrame, case_task: str) -> None:
         u, v = np.meshgrid(np.linspace(-3, 3, 2), np.linspace(-3, 3, 2))
         plane = u[..., None] * basis[0] + v[..., None] * basis[1]
         ax.plot_surface(plane[..., 0], plane[..., 1], plane[..., 2], alpha=0.12, color="#2ca02c")
-    elif case_task == "sphere" and len(basis) == 2:
+    elif case_task == "sphere" and len(basis) == 2:  # a circle: drawn thin and under the tokens
         angle = np.linspace(0, 2 * np.pi, 200)
         radius = np.linalg.norm(points[points["kind"] == "context"][["x", "y", "z"]].to_numpy(), axis=1).mean()
         circle = radius * (np.cos(angle)[:, None] * basis[0] + np.sin(angle)[:, None] * basis[1])
-        ax.plot(circle[:, 0], circle[:, 1], circle[:, 2], color="#2ca02c", linewidth=0.8)
+        ax.plot(circle[:, 0], circle[:, 1], circle[:, 2], color="#2ca02c", linewidth=0.5, alpha=0.6)
 
 
 def render_fig1(table: pd.DataFrame, tasks: dict[str, str]):
@@ -90,7 +99,8 @@ def render_fig1(table: pd.DataFrame, tasks: dict[str, str]):
             end = points[points["kind"] == kind][["x", "y", "z"]].to_numpy()[0]
             ax.plot(*zip(query, end), color=KIND_STYLE[kind]["color"], linestyle=style, linewidth=1)
         model = points["model"].iloc[0]
-        ax.set_title(f"{case} ({tasks[case]} task), {MODEL_STYLE[model]['label']}", fontsize=9)
+        ax.set_title(f"{case} ({tasks[case]} task), {MODEL_STYLE[model]['label']} (seed {points['seed'].iloc[0]})", fontsize=9)
+        ax.set_box_aspect((1, 1, 1))
         ax.legend(fontsize=6, loc="upper left")
     figure.suptitle("Figure 1(b) — one prompt per task in n = 3: context, query, target and the two estimates")
     figure.tight_layout()

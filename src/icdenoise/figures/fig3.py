@@ -119,12 +119,12 @@ def render(
             if column >= len(panels):
                 ax.axis("off")
                 continue
-            model, stage, matrix, title = panels[column]
+            model, stage, matrix, panel_title = panels[column]
             selected = seed_weights[
                 (seed_weights["case"] == case) & (seed_weights["model"] == model)
                 & (seed_weights["stage"] == stage) & (seed_weights["matrix"] == matrix)
             ]
-            heatmap(ax, selected, title)
+            heatmap(ax, selected, panel_title)
     seeds = ", ".join(str(seed) for seed in sorted(losses["seed"].unique()))
     figure.suptitle(f"{title} — (a) mean and min–max loss over seeds {seeds}; (b) weights of seed {representative_seed}")
     figure.tight_layout()

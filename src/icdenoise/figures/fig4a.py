@@ -73,6 +73,6 @@ def render(table: pd.DataFrame, baselines: pd.DataFrame, fit: pd.DataFrame, gamm
     for ax in (top, middle, bottom):
         ax.set_xlabel("training context length L")
         ax.legend(fontsize=7)
-    figure.suptitle("Figure 4(a) — linear attention approaches the Bayes optimum as L grows")
+    figure.suptitle("Figure 4(a) — linear attention approaches\nthe Bayes optimum as L grows", fontsize=10)
     figure.tight_layout()
     return figure

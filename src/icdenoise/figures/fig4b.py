@@ -10,7 +10,7 @@ LENGTH_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b"]
 def render(table, references: dict[str, float], trained_dim: int):
     """y = MSE·n/d' against d' per evaluation length (mean and min–max over seeds); the untrained
     models in grey; the Bayes line σ0²σ_z²/(σ0²+σ_z²) and the zero predictor σ0²."""
-    figure, ax = start_figure(figsize=(6, 4))
+    figure, ax = start_figure(figsize=(8, 4))
     lengths = sorted(table["L"].unique())
     for index, length in enumerate(lengths):
         for stage, color, label in (
@@ -27,7 +27,7 @@ def render(table, references: dict[str, float], trained_dim: int):
     ax.set_yscale("log")
     ax.set_xlabel("subspace dimension d' at inference")
     ax.set_ylabel("MSE · n / d'")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.set_title("Figure 4(b) — a model trained at d = %d denoises other subspace dimensions" % trained_dim, fontsize=9)
     figure.tight_layout()
     return figure
