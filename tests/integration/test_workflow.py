@@ -114,7 +114,7 @@ def test_fig3_targets_are_built(smoke_run):
 
 def test_every_parquet_records_its_provenance(smoke_run):
     files = list((smoke_run / "results").rglob("*.parquet")) + list((smoke_run / "figures").glob("*.parquet"))
-    assert len(files) == 8 + 4 + 2 * 12 + 2 + 14
+    assert len(files) == 8 + 4 + 2 * 12 + 2 + 12  # datasets, bayes, training, landscapes, figure tables
     for path in files:
         metadata = read_metadata(path)
         assert metadata["params"] and metadata["package_version"] and metadata["git_commit"]
