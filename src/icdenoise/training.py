@@ -137,7 +137,6 @@ def train_ensemble(
     scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, settings.decay_epochs(), settings.lr_decay_factor)
     orders = torch.as_tensor(minibatch_orders(seeds, n_train, settings.epochs), device=device)
     steps_per_epoch = math.ceil(n_train / settings.batch_size)
-    seed_rows = torch.arange(len(seeds), device=device)[:, None]
 
     recorded_steps: list[int] = []
     recorded_mse: list[torch.Tensor] = []  # each (2, S): train, test
@@ -196,7 +195,7 @@ def ensemble_from_frame(weights: pd.DataFrame, model_name: str, stage: str) -> t
     matrices = {}
     for matrix in ("W_KQ", "W_PV"):
         rows = selected[selected["matrix"] == matrix].sort_values(["seed", "row", "col"])
-        matrices[matrix] = torch.as_tensor(rows["value"].to_numpy().reshape(len(seeds), n, n), dtype=torch.float64)
+        matrices[matrix] = torch.tensor(rows["value"].to_numpy().reshape(len(seeds), n, n), dtype=torch.float64)
     return seeds, MODELS[model_name](matrices["W_KQ"], matrices["W_PV"])
 
 
