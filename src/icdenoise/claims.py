@@ -49,6 +49,14 @@ def _gamma_by_length(frames: Frames) -> pd.Series:
     return frames["fig4a"].groupby("L")["gamma"].mean()
 
 
+def _long_context_gamma(frames: Frames) -> np.ndarray:
+    """Per seed, γ averaged over the longest quarter of the swept context lengths."""
+    lengths = np.sort(frames["fig4a"]["L"].unique())
+    longest = lengths[-max(1, len(lengths) // 4):]
+    rows = frames["fig4a"][frames["fig4a"]["L"].isin(longest)]
+    return rows.groupby("seed")["gamma"].mean().to_numpy()
+
+
 def _gamma_star(config: dict) -> float:
     block = config["cases"][config["fig4a"]["case"]]
     return 1.0 / (block["sigma0_sq"] + block["sigma_z_sq"])
@@ -70,6 +78,16 @@ def _structure(frames: Frames, model: str) -> np.ndarray:
     """Per seed, the smaller of the sign-aligned cosines of W_PV and W_KQ with eq. A.12."""
     mine = frames["fig8"][frames["fig8"]["model"] == model]
     return mine.groupby("seed")["aligned_cosine"].min().to_numpy()
+
+
+def _shift_ratio(frames: Frames, config: dict) -> np.ndarray:
+    """Per seed, at the longest evaluation context: the worst y over d' divided by y at the training d."""
+    table = frames["fig4b"]
+    longest = table[(table["stage"] == "final") & (table["L"] == table["L"].max())]
+    trained_dim = config["cases"][config["fig4b"]["case"]]["d"]
+    worst = longest.groupby("seed")["loss_per_dim"].max()
+    own = longest[longest["d_prime"] == trained_dim].set_index("seed")["loss_per_dim"]
+    return (worst / own).to_numpy()
 
 
 def _test_ratio(frames: Frames, case: str) -> np.ndarray:
@@ -111,23 +129,25 @@ CLAIMS: dict[str, Claim] = {
         "PROTOCOL (authors' code)", "Eq. 6 with the authors' Bessel orders I_{7.5}/I_{6.5} reproduces their line 0.0302.",
         lambda f, c: np.array([_bayes(f, "sphere", "oracle_authors_orders")["mse"]])),
     "fig4a_gamma_limit": Claim(
-        "Sec. 3.2, Fig. 4(a)", "At the largest context length γ = α·β is close to γ* = 1/(σ0²+σ_z²) = 1/3.",
-        lambda f, c: f["fig4a"].loc[f["fig4a"]["L"] == f["fig4a"]["L"].max(), "gamma"].to_numpy()),
+        "Sec. 3.2, Fig. 4(a)", "At large context lengths γ = α·β is close to γ* = 1/(σ0²+σ_z²) = 1/3 (mean over the "
+        "longest quarter of the swept lengths).",
+        lambda f, c: _long_context_gamma(f)),
     "fig4a_gamma_approaches_limit": Claim(
         "Fig. 4(a)", "γ approaches γ* as L grows: Spearman correlation of L with |mean γ − γ*| is negative.",
         lambda f, c: np.array([spearmanr(_gamma_by_length(f).index, np.abs(_gamma_by_length(f) - _gamma_star(c)))[0]])),
     "fig4a_power_law": Claim(
         "App. E, Fig. 4(a)", "The excess test MSE over Bayes falls as a power of L (fitted log–log slope < 0).",
         lambda f, c: f["fig4a_fit"]["slope"].to_numpy()),
-    "fig4b_beats_zero_everywhere": Claim(
-        "Sec. 3.2, Fig. 4(b)", "With the longest context, the d = 8 model beats the zero predictor for every d' (max over d' of y / σ0²).",
-        lambda f, c: (lambda t: t[(t["stage"] == "final") & (t["L"] == t["L"].max())].groupby("seed")["loss_per_dim"].max().to_numpy()
-                      / c["cases"][c["fig4b"]["case"]]["sigma0_sq"])(f["fig4b"])),
+    "fig4b_mild_loss_off_distribution": Claim(
+        "Sec. 3.2, Fig. 4(b)", "Given sufficient context (the longest L), the d-trained model denoises other d' with mild loss: "
+        "max over d' of y over y at d' = d.",
+        lambda f, c: _shift_ratio(f, c)),
     "sec4_one_step_beats_iteration": Claim(
         "Sec. 4, Fig. 5", "Iterating eq. 17 degrades the estimate: MSE after the most steps over MSE after one step.",
         lambda f, c: np.array([_descent_mse(f).iloc[-1] / _descent_mse(f).loc[1]])),
     "sec4_one_step_is_best": Claim(
-        "Sec. 4, Fig. 5", "One step (the attention output) has the lowest MSE of all step counts k.",
+        "Sec. 4, Fig. 5", "One step (the attention output) has the lowest MSE of all step counts k (stronger than the paper's "
+        "'iteration can potentially degrade').",
         lambda f, c: np.array([float(_descent_mse(f).idxmin())])),
     "fig6_sphere_trained_in_valley": Claim(
         "Sec. 3.3, Fig. 6", "The trained sphere weights lie in the valley: landscape MSE at trained (α, β) over the grid minimum.",
@@ -201,7 +221,7 @@ def markdown(table: pd.DataFrame) -> str:
         f"{passed} of {len(table)} claims reproduce; {len(table) - passed} {'does' if len(table) - passed == 1 else 'do'} not. Ours: mean [min, max] over seeds where "
         "there are seeds. Built by `snakemake claims` from the pipeline's Parquet tables.",
         "",
-        "| claim | where | statement | paper | ours | test | verdict | why this tolerance |",
+        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in table.itertuples():

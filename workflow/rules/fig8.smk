@@ -27,6 +27,8 @@ rule plot_fig8:
         report("figures/fig8.pdf", caption="../report/fig8.rst", category="Figure 8"),
     params:
         fig8=canonical(config["fig8"]),
+        epochs=config["training"]["epochs"][config["fig8"]["case"]],
+        L=context_length(config["fig8"]["case"]),
     log:
         "logs/plot_fig8.log",
     benchmark:

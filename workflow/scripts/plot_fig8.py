@@ -9,5 +9,6 @@ from icdenoise.joblog import configure_job_logging
 log = configure_job_logging(snakemake.log[0], "plot_fig8")
 fig8 = snakemake.params.fig8
 matrices, similarity = (pd.read_parquet(snakemake.input[key]) for key in ("matrices", "similarity"))
-save_figure(render(matrices, similarity, fig8["models"], fig8["representative_seed"]), snakemake.output[0])
+figure = render(matrices, similarity, fig8["models"], fig8["representative_seed"], snakemake.params.epochs, snakemake.params.L)
+save_figure(figure, snakemake.output[0])
 log.info("wrote %s", snakemake.output[0])

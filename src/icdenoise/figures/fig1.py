@@ -22,7 +22,9 @@ KIND_STYLE = {
     "bayes": {"color": BAYES_COLOR, "marker": "o", "s": 60, "label": "Bayes E[x | x̃]"},
     "model": {"color": "#d62728", "marker": "D", "s": 45, "label": "trained attention"},
     "projection": {"color": "#2ca02c", "marker": "^", "s": 55, "label": "projection P x̃"},
+    "plugin": {"color": "#ff7f0e", "marker": "v", "s": 55, "label": "plug-in σ0²/(σ0²+σ_z²) P̂ x̃ (eq. 10)"},
 }
+TASK_TITLES = {"linear": "linear subspace", "sphere": "sphere", "gmm": "Gaussian mixture"}
 
 
 def _rows(case: str, kind: str, points: np.ndarray) -> pd.DataFrame:
@@ -55,6 +57,8 @@ def points_table(case: str, block: dict, prompts: Prompts, is_train: np.ndarray,
         basis = prompt.task["basis"][0]
         frames.append(_rows(case, "basis", basis.T))
         frames.append(_rows(case, "projection", basis @ (basis.T @ prompt.query[0])))
+    if task.name == "linear":
+        frames.append(_rows(case, "plugin", ESTIMATORS["linear"]["empirical_covariance"](prompt, task)))
     if "centres" in prompt.task:
         frames.append(_rows(case, "centre", prompt.task["centres"][0]))
     table = pd.concat(frames, ignore_index=True)
@@ -99,9 +103,9 @@ def render_fig1(table: pd.DataFrame, tasks: dict[str, str]):
             end = points[points["kind"] == kind][["x", "y", "z"]].to_numpy()[0]
             ax.plot(*zip(query, end), color=KIND_STYLE[kind]["color"], linestyle=style, linewidth=1)
         model = points["model"].iloc[0]
-        ax.set_title(f"{case} ({tasks[case]} task), {MODEL_STYLE[model]['label']} (seed {points['seed'].iloc[0]})", fontsize=9)
+        ax.set_title(f"{TASK_TITLES[tasks[case]]}: {MODEL_STYLE[model]['label']} (seed {points['seed'].iloc[0]})", fontsize=10)
         ax.set_box_aspect((1, 1, 1))
-        ax.legend(fontsize=6, loc="upper left")
+        ax.legend(fontsize=7, loc="upper left")
     figure.suptitle("Figure 1(b) — one prompt per task in n = 3: context, query, target and the two estimates")
     figure.tight_layout()
     return figure
@@ -109,16 +113,17 @@ def render_fig1(table: pd.DataFrame, tasks: dict[str, str]):
 
 def render_fig2(table: pd.DataFrame, case: str, shrinkage: float):
     points = table[table["case"] == case]
-    figure = start_figure(figsize=(6, 5.5))[0]
+    figure = start_figure(figsize=(7, 6))[0]
     figure.clf()
     ax = figure.add_subplot(1, 1, 1, projection="3d")
     _surface(ax, points, "linear")
-    for kind in ("context", "target", "query", "projection", "bayes"):
+    for kind in ("context", "target", "query", "projection", "bayes", "plugin", "model"):
         _scatter(ax, points, kind)
     query, projection, bayes = (points[points["kind"] == kind][["x", "y", "z"]].to_numpy()[0] for kind in ("query", "projection", "bayes"))
     ax.plot(*zip(query, projection), color=KIND_STYLE["projection"]["color"], linestyle="--", linewidth=1)
     ax.plot(*zip(np.zeros(3), projection), color="black", linewidth=0.6)
     ax.legend(fontsize=7, loc="upper left")
-    ax.set_title(f"Figure 2 — P x̃ and the Bayes estimate {shrinkage:.3f} · P x̃ (eq. 3), case {case}", fontsize=9)
+    ax.set_title(f"Figure 2 — baseline estimators, linear subspace in n = 3: P x̃, the Bayes estimate {shrinkage:.3f} · P x̃ (eq. 3),\n"
+                 f"the plug-in of eq. 10 and trained linear attention (seed {points['seed'].iloc[0]})", fontsize=9)
     figure.tight_layout()
     return figure

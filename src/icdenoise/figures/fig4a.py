@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
 from .fig3 import diagonal_means
 from .style import BAYES_COLOR, MODEL_STYLE, PLUGIN_COLOR, start_figure
 
@@ -53,13 +55,14 @@ def render(table: pd.DataFrame, baselines: pd.DataFrame, fit: pd.DataFrame, gamm
         summary = by_length[column].agg(["mean", "min", "max"])
         ax.fill_between(summary.index, summary["min"], summary["max"], color=style["color"], alpha=0.2, linewidth=0)
         ax.plot(summary.index, summary["mean"], marker=style["marker"], color=style["color"],
-                label=f"linear attention (mean, min–max over {table['seed'].nunique()} seeds)")
+                label=f"linear attention (mean, min–max over {table['seed'].nunique()} seeds; one dataset per L)")
     top.axhline(gamma_star, color=BAYES_COLOR, label=f"γ* = 1/(σ0²+σ_z²) = {gamma_star:.3f}")
+    top.set_ylim(top=max(gamma_star, table["gamma"].max()) * 1.03)
     top.set_ylabel("γ = α·β")
     oracle = baselines[baselines["estimator"] == "oracle"].sort_values("L")
     plugin = baselines[baselines["estimator"] == "empirical_covariance"].sort_values("L")
     middle.plot(oracle["L"], oracle["expected"], color=BAYES_COLOR, label="Bayes optimum (eq. 4)")
-    middle.plot(plugin["L"], plugin["mse"], color=PLUGIN_COLOR, linestyle="--", label="P̂ x̃ plug-in (eq. 10)")
+    middle.plot(plugin["L"], plugin["mse"], color=PLUGIN_COLOR, linestyle="--", label="plug-in σ0²/(σ0²+σ_z²) P̂ x̃ (eq. 10)")
     middle.set_ylabel("best test MSE / n")
     excess = by_length["excess_mse"].mean()
     positive = excess[excess > 0]
@@ -70,6 +73,10 @@ def render(table: pd.DataFrame, baselines: pd.DataFrame, fit: pd.DataFrame, gamm
     bottom.loglog(lengths, np.exp(row["intercept"]) * lengths ** row["slope"], color="black",
                   label=f"fit: slope {row['slope']:.2f} (R² {row['r_squared']:.2f})")
     bottom.set_ylabel("excess MSE / n")
+    for axis in (bottom.xaxis, bottom.yaxis):
+        axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
     for ax in (top, middle, bottom):
         ax.set_xlabel("training context length L")
         ax.legend(fontsize=7)

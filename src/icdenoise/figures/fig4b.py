@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from matplotlib.ticker import NullFormatter, ScalarFormatter
+
 from .style import BAYES_COLOR, ZERO_COLOR, start_figure
 
 LENGTH_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b"]
@@ -25,6 +27,9 @@ def render(table, references: dict[str, float], trained_dim: int):
     ax.axhline(references["zero"], color=ZERO_COLOR, linestyle="--", label=f"zero predictor σ0² = {references['zero']:g}")
     ax.axvline(trained_dim, color="black", linewidth=0.8, linestyle=":", label=f"training d = {trained_dim}")
     ax.set_yscale("log")
+    ax.set_yticks([0.5, 0.67, 1, 1.5, 2, 3, 4])
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("subspace dimension d' at inference")
     ax.set_ylabel("MSE · n / d'")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))

@@ -72,16 +72,19 @@ def step_count_table(block: dict, fig5: dict) -> pd.DataFrame:
     return table
 
 
-def render(grid: pd.DataFrame, points: pd.DataFrame, steps: pd.DataFrame, alpha: float, beta: float, iterations: int):
+def render(grid: pd.DataFrame, points: pd.DataFrame, steps: pd.DataFrame, alpha: float, sigma_z_sq: float, iterations: int):
     """Left: one step (the attention output). Middle: `iterations` steps. Right: MSE/n against k."""
-    figure, axes = start_figure(1, 3, figsize=(15, 4.6), gridspec_kw={"width_ratios": [1, 1, 1.1]})
+    figure, axes = start_figure(1, 3, figsize=(16, 4.8), gridspec_kw={"width_ratios": [1, 1, 1.1]}, layout="constrained")
     size = int(round(np.sqrt(len(grid))))
     xs, ys = (grid[c].to_numpy().reshape(size, size) for c in ("x", "y"))
-    levels = np.quantile(grid["energy"], np.linspace(0, 1, 30))
+    beta = 1.0 / sigma_z_sq
+    energies = grid["energy"].to_numpy()
+    levels = np.linspace(energies.min(), np.quantile(energies, 0.95), 25)
     context = points[points["kind"] == "context"]
     for ax, last_step, title in ((axes[0], 1, "one step (γ = α): the attention output"),
                                  (axes[1], iterations, f"{iterations} iterated steps")):
-        contour = ax.contourf(xs, ys, grid["energy"].to_numpy().reshape(size, size), levels=levels, cmap="viridis")
+        contour = ax.contourf(xs, ys, energies.reshape(size, size), levels=levels, cmap="viridis", extend="max")
+        ax.contour(xs, ys, energies.reshape(size, size), levels=levels[::2], colors="black", linewidths=0.25, alpha=0.5)
         ax.scatter(context["x"], context["y"], s=12, color="white", edgecolor="black", linewidth=0.4, label="context tokens", zorder=3)
         for trajectory in sorted(points.loc[points["kind"] == "query", "trajectory"]):
             color = TRAJECTORY_COLORS[trajectory % len(TRAJECTORY_COLORS)]
@@ -98,7 +101,7 @@ def render(grid: pd.DataFrame, points: pd.DataFrame, steps: pd.DataFrame, alpha:
         ax.set_aspect("equal")
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=6, loc="lower left")
-    figure.colorbar(contour, ax=axes[1], shrink=0.8, label="energy (eq. 16)")
+    figure.colorbar(contour, ax=list(axes[:2]), shrink=0.8, label="energy (eq. 16)")
     descent = steps[steps["estimator"] == "descent"].sort_values("steps")
     ax = axes[2]
     ax.errorbar(descent["steps"].astype(str), descent["mse"], yerr=descent["sem"], marker="o", capsize=3, color="#1f77b4",
@@ -110,6 +113,6 @@ def render(grid: pd.DataFrame, points: pd.DataFrame, steps: pd.DataFrame, alpha:
     ax.set_ylabel("MSE / n")
     ax.set_title(f"over {int(descent['n_queries'].iloc[0])} fresh prompts", fontsize=9)
     ax.legend(fontsize=7)
-    figure.suptitle(f"Figure 5 — energy landscape of eq. 16 (α = {alpha:g}, β = {beta:g}) and gradient descent from the query")
-    figure.tight_layout()
+    figure.suptitle(f"Figure 5 — energy landscape of eq. 16 (α = {alpha:g}, β = 1/σ_z² = {beta:g}, σ_z² = {sigma_z_sq:g}; "
+                    "the paper's caption prints σ_z² = 10) and gradient descent from the query", fontsize=10)
     return figure
