@@ -1,30 +1,22 @@
-# In-context denoising with one-layer attention (Smart, Bietti & Sengupta, ICML 2025) as a DAG.
-# Figures are targets: `snakemake --cores 2 figures/fig3.pdf`; `snakemake --cores 2 all` builds every
-# figure and the claims ledger. See README.md for the map.
+# Attention as in-context denoising and associative memory, as a DAG of Parquet tables and figures.
+# `snakemake --cores 2 figures/fig3.pdf` builds one figure, `snakemake --cores 2 <study>` a study,
+# `snakemake --cores 2 leaderboard` the common leaderboard, and `snakemake --cores 2` (rule all) everything.
+# Shared stages first (datasets, training, evaluation, leaderboard), then one folder of rules per study.
 
 configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
-
-FIGURES = ["fig1", "fig2", "fig3", "fig4a", "fig4b", "fig5", "fig6", "fig7", "fig8"]
+include: "workflow/rules/datasets.smk"
+include: "workflow/rules/training.smk"
+include: "workflow/rules/evaluation.smk"
+include: "workflow/rules/leaderboard.smk"
+include: "workflow/rules/onelayer/study.smk"
 
 
 rule all:
+    """Every study and the leaderboard."""
     default_target: True
     input:
-        expand("figures/{figure}.pdf", figure=FIGURES),
-        "figures/claims.parquet",
-        "figures/claims.md",
-
-
-include: "workflow/rules/datasets.smk"
-include: "workflow/rules/bayes.smk"
-include: "workflow/rules/training.smk"
-include: "workflow/rules/fig1.smk"
-include: "workflow/rules/fig3.smk"
-include: "workflow/rules/fig4.smk"
-include: "workflow/rules/fig5.smk"
-include: "workflow/rules/fig6.smk"
-include: "workflow/rules/fig8.smk"
-include: "workflow/rules/claims.smk"
+        rules.onelayer.input,
+        rules.leaderboard.input,

@@ -79,3 +79,15 @@ def read_metadata(path: str | os.PathLike) -> dict:
 def read_frames(paths) -> pd.DataFrame:
     """The tables at `paths`, stacked (they carry their own key columns: case, model, ...)."""
     return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Atomically write a text output (a Markdown ledger, say): to a temporary name, then renamed."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -1,21 +1,44 @@
-"""Bayes-optimal denoisers (Section 2.3, Appendix C), their plug-in versions and the zero predictor.
+"""Bayes-optimal denoising formulas (Section 2.3, Appendix C) and the estimates their plug-in
+versions need (top-PCA subspaces, k-means centres).
 
-Every estimator has the signature ``estimator(prompts, task) -> (N, n) predictions`` so that one
-evaluation routine scores them all. Oracle estimators read the true per-prompt task
-(``prompts.task``); plug-in estimators see only the prompt's own context and query, and estimate
-the subspace, radius or centres from the context before applying the same posterior mean.
+These are plain array functions. `icdenoise.denoisers` wraps them as denoisers of prompts.
+Each shared closed form of the linear task lives here once, built on the noisy query's variance
+along the subspace σ0²+σ_z²: the shrinkage σ0²/(σ0²+σ_z²) (eq. 3), the optimal linear-attention
+scale γ* = 1/(σ0²+σ_z²) (eq. 10, Fig. 4a, eq. A.12) and the Bayes loss per subspace dimension
+σ0²σ_z²/(σ0²+σ_z²) (eq. 4); likewise β = 1/σ_z² of eq. 13.
 """
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 from scipy.special import ive, logsumexp
 
-from .tasks import GaussianMixture, LinearSubspace, Prompts, Sphere, Task
 
-Estimator = Callable[[Prompts, Task], np.ndarray]
+def query_variance(sigma0_sq: float, sigma_z_sq: float) -> float:
+    """σ0²+σ_z²: the variance of the noisy query along a direction of a Gaussian prior component of variance
+    σ0² (the linear task's subspace, a mixture component)."""
+    return sigma0_sq + sigma_z_sq
+
+
+def linear_shrinkage(sigma0_sq: float, sigma_z_sq: float) -> float:
+    """σ0²/(σ0²+σ_z²): the factor by which eq. 3 shrinks the projection P x̃ (Fig. 2)."""
+    return sigma0_sq / query_variance(sigma0_sq, sigma_z_sq)
+
+
+def optimal_linear_scale(sigma0_sq: float, sigma_z_sq: float) -> float:
+    """γ* = 1/(σ0²+σ_z²): the product α·β of optimal linear attention (eq. 10, Fig. 4a, eq. A.12)."""
+    return 1.0 / query_variance(sigma0_sq, sigma_z_sq)
+
+
+def linear_bayes_loss_per_dimension(sigma0_sq: float, sigma_z_sq: float) -> float:
+    """σ0²σ_z²/(σ0²+σ_z²): eq. 4's Bayes loss d σ0²σ_z²/(σ0²+σ_z²) divided by the subspace dimension d."""
+    return sigma0_sq * sigma_z_sq / query_variance(sigma0_sq, sigma_z_sq)
+
+
+def bayes_inverse_temperature(sigma_z_sq: float) -> float:
+    """β = 1/σ_z²: the inverse temperature at which eq. 13's softmax attention becomes the Bayes
+    posterior mean as L → ∞ (Theorem 3.1), the heuristic point of Figs. 5 and 6."""
+    return 1.0 / sigma_z_sq
 
 
 def linear_posterior_mean(query: np.ndarray, basis: np.ndarray, sigma0_sq: float, sigma_z_sq: float) -> np.ndarray:
@@ -24,7 +47,7 @@ def linear_posterior_mean(query: np.ndarray, basis: np.ndarray, sigma0_sq: float
     query (N, n); basis (N, n, d).
     """
     coordinates = np.einsum("bnd,bn->bd", basis, query)
-    return sigma0_sq / (sigma0_sq + sigma_z_sq) * np.einsum("bnd,bd->bn", basis, coordinates)
+    return linear_shrinkage(sigma0_sq, sigma_z_sq) * np.einsum("bnd,bd->bn", basis, coordinates)
 
 
 def sphere_posterior_mean(
@@ -67,10 +90,10 @@ def gmm_posterior_mean(query, centres, weights, sigma0_sq: float, sigma_z_sq: fl
 
     query (N, n); centres (N, K, n); weights (N, K).
     """
-    variance = sigma0_sq + sigma_z_sq
+    variance = query_variance(sigma0_sq, sigma_z_sq)
     resp = _mixture_responsibilities(query, centres, weights, variance)
     centre_mean = np.einsum("bk,bkn->bn", resp, centres)
-    return sigma0_sq / variance * query + sigma_z_sq / variance * centre_mean
+    return linear_shrinkage(sigma0_sq, sigma_z_sq) * query + sigma_z_sq / variance * centre_mean
 
 
 def gmm_posterior_mean_point_masses(query, centres, weights, sigma_z_sq: float) -> np.ndarray:
@@ -143,105 +166,10 @@ def ideal_softmax_attention(context: np.ndarray, query: np.ndarray, beta: float)
     return np.einsum("bl,bln->bn", weights, context)
 
 
-def zero_predictor(prompts: Prompts, task: Task) -> np.ndarray:
-    """The trivial baseline x̂ = 0; its loss is E‖x‖²."""
-    return np.zeros_like(prompts.query)
+def empirical_covariance_attention(context: np.ndarray, query: np.ndarray, sigma0_sq: float, sigma_z_sq: float) -> np.ndarray:
+    """Eq. 10: (1/((σ0²+σ_z²) L)) Σ_t x_t ⟨x_t, x̃⟩, eq. 3 with P̂ = (1/(σ0² L)) Σ_t x_t x_tᵀ.
 
-
-def linear_oracle(prompts: Prompts, task: LinearSubspace) -> np.ndarray:
-    return linear_posterior_mean(prompts.query, prompts.task["basis"], task.sigma0_sq, task.sigma_z_sq)
-
-
-def linear_plugin(prompts: Prompts, task: LinearSubspace) -> np.ndarray:
-    """Eq. 3 with P̂ the projector onto the top-d PCA subspace of the context."""
-    basis = top_principal_subspace(prompts.context, task.d)
-    return linear_posterior_mean(prompts.query, basis, task.sigma0_sq, task.sigma_z_sq)
-
-
-def linear_empirical_covariance(prompts: Prompts, task: LinearSubspace) -> np.ndarray:
-    """Eq. 10: (1/((σ0²+σ_z²)L)) Σ_t x_t ⟨x_t, x̃⟩, eq. 3 with P̂ = (1/(σ0² L)) Σ_t x_t x_tᵀ.
-
-    This is linear attention (eq. 11) at W_PV = I, W_KQ = I/(σ0²+σ_z²).
+    This is linear attention (eq. 11) at W_PV = I, W_KQ = γ* I.
     """
-    second_moment = np.einsum("bln,blm->bnm", prompts.context, prompts.context) / prompts.context.shape[1]
-    return np.einsum("bnm,bm->bn", second_moment, prompts.query) / (task.sigma0_sq + task.sigma_z_sq)
-
-
-def ideal_softmax(prompts: Prompts, task: Sphere | GaussianMixture) -> np.ndarray:
-    """Eq. 13 at the heuristic point α = 1, β = 1/σ_z²."""
-    return ideal_softmax_attention(prompts.context, prompts.query, 1.0 / task.sigma_z_sq)
-
-
-def sphere_oracle(prompts: Prompts, task: Sphere) -> np.ndarray:
-    return sphere_posterior_mean(prompts.query, prompts.task["basis"], prompts.task["radius"], task.sigma_z_sq)
-
-
-def sphere_oracle_authors_orders(prompts: Prompts, task: Sphere) -> np.ndarray:
-    """Eq. 6 with the Bessel orders (n−1)/2, (n−3)/2 in place of (d+1)/2, (d−1)/2: at n = 16, d = 8
-    these are the I_{7.5}/I_{6.5} of the authors' code, which drew the published Fig 3 line."""
-    basis = prompts.task["basis"]
-    return sphere_posterior_mean(prompts.query, basis, prompts.task["radius"], task.sigma_z_sq, sphere_dim=task.n - 2)
-
-
-def sphere_plugin(prompts: Prompts, task: Sphere) -> np.ndarray:
-    """Eq. 6 with the top-(d+1) PCA subspace of the context and R̂ = mean ‖x_t‖."""
-    basis = top_principal_subspace(prompts.context, task.d + 1)
-    radius = np.linalg.norm(prompts.context, axis=2).mean(axis=1)
-    return sphere_posterior_mean(prompts.query, basis, radius, task.sigma_z_sq)
-
-
-def gmm_oracle(prompts: Prompts, task: GaussianMixture) -> np.ndarray:
-    return gmm_posterior_mean(prompts.query, prompts.task["centres"], prompts.task["weights"], task.sigma0_sq, task.sigma_z_sq)
-
-
-def gmm_oracle_point_masses(prompts: Prompts, task: GaussianMixture) -> np.ndarray:
-    return gmm_posterior_mean_point_masses(prompts.query, prompts.task["centres"], prompts.task["weights"], task.sigma_z_sq)
-
-
-def gmm_plugin(prompts: Prompts, task: GaussianMixture) -> np.ndarray:
-    """Eq. 7 with centres and weights estimated by k-means (K known) on the context."""
-    centres, weights = kmeans_centres(prompts.context, task.K)
-    return gmm_posterior_mean(prompts.query, centres, weights, task.sigma0_sq, task.sigma_z_sq)
-
-
-ESTIMATORS: dict[str, dict[str, Estimator]] = {
-    "linear": {
-        "oracle": linear_oracle,
-        "plugin": linear_plugin,
-        "empirical_covariance": linear_empirical_covariance,
-        "zero": zero_predictor,
-    },
-    "sphere": {
-        "oracle": sphere_oracle,
-        "oracle_authors_orders": sphere_oracle_authors_orders,
-        "plugin": sphere_plugin,
-        "ideal_softmax": ideal_softmax,
-        "zero": zero_predictor,
-    },
-    "gmm": {
-        "oracle": gmm_oracle,
-        "oracle_point_masses": gmm_oracle_point_masses,
-        "plugin": gmm_plugin,
-        "ideal_softmax": ideal_softmax,
-        "zero": zero_predictor,
-    },
-}
-
-
-def expected_loss_per_coordinate(case: str, estimator: str, task: Task) -> float:
-    """Closed-form expected loss E‖x̂ − x‖²/n where one exists, else NaN.
-
-    - linear oracle: d σ0² σ_z² / (σ0² + σ_z²), the total Bayes loss (the value printed with eq. 4,
-      whose left-hand side should read E‖f_opt(X̃) − X‖², not E‖P X̃ − X‖² = d σ_z²), divided by n;
-    - zero predictor: E‖x‖² = d σ0² (linear), R² (sphere), R² + n σ0² (gmm), divided by n.
-    """
-    if estimator == "zero":
-        second_moment = {
-            "linear": lambda t: t.d * t.sigma0_sq,
-            "sphere": lambda t: t.radius**2,
-            "gmm": lambda t: t.radius**2 + t.n * t.sigma0_sq,
-        }[case](task)
-        return second_moment / task.n
-    if case == "linear" and estimator == "oracle":
-        return task.d * task.sigma0_sq * task.sigma_z_sq / (task.sigma0_sq + task.sigma_z_sq) / task.n
-    return float("nan")
+    second_moment = np.einsum("bln,blm->bnm", context, context) / context.shape[1]
+    return np.einsum("bnm,bm->bn", second_moment, query) / query_variance(sigma0_sq, sigma_z_sq)

@@ -1,5 +1,10 @@
-"""A configured case: a registered task (Section 2.2) and, optionally, a fixed invertible map A
-applied to every prompt (Appendix H: E = (X, x̃) → (A X, A x̃), the target stays x_{L+1}).
+"""A configured case: a registered task (Section 2.2), a registered corruption, and optionally a
+fixed invertible map A applied to every prompt (Appendix H: E = (X, x̃) → (A X, A x̃), the target
+stays x).
+
+Prompt i of a case is drawn from its own generator ``np.random.default_rng([seed, i])``: the task
+draws the clean tokens, then the corruption draws the noise from the same generator. So a prompt
+depends only on (seed, i), not on how many prompts are drawn or in what chunks.
 
 Transformed prompts carry A in their task parameters (key ``transform``), so estimators that
 know the task can undo it (`untransformed`).
@@ -7,11 +12,13 @@ know the task can undo it (`untransformed`).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .tasks import Prompts, haar_orthonormal_basis, make_task
+from .corruptions import Corruption, make_corruption
+from .prompts import Prompts, stack_prompts
+from .tasks import Task, haar_orthonormal_basis, make_task
 
 
 def transform_matrix(n: int, seed: int, condition_number: float) -> np.ndarray:
@@ -23,23 +30,40 @@ def transform_matrix(n: int, seed: int, condition_number: float) -> np.ndarray:
     return left @ np.diag(singular_values) @ right.T
 
 
-def case_transform(block: dict) -> np.ndarray | None:
-    """The case's matrix A, or None for an untransformed case."""
+@dataclass(frozen=True)
+class Case:
+    """A task, a corruption and an optional transform A."""
+
+    task: Task
+    corruption: Corruption
+    transform: np.ndarray | None = None
+
+    def sample(self, n_prompts: int, context_length: int, seed: int, start: int = 0) -> Prompts:
+        """Prompts start..start+n_prompts−1, prompt i from ``np.random.default_rng([seed, i])``."""
+        pieces = [], [], [], []
+        for index in range(start, start + n_prompts):
+            rng = np.random.default_rng([seed, index])
+            tokens, task = self.task.sample_tokens(rng, self.corruption.clean_tokens(context_length))
+            for piece, value in zip(pieces, (*self.corruption.corrupt(rng, tokens), task)):
+                piece.append(value)
+        prompts = stack_prompts(*pieces)
+        return prompts if self.transform is None else transform_prompts(prompts, self.transform)
+
+
+def make_case(block: dict) -> Case:
+    """The case of a config block: ``task`` and its parameters, ``corruption`` and ``transform``."""
     spec = block.get("transform")
-    if spec is None:
-        return None
-    return transform_matrix(block["n"], spec["seed"], spec["condition_number"])
+    transform = None if spec is None else transform_matrix(block["n"], spec["seed"], spec["condition_number"])
+    return Case(make_task(block), make_corruption(block["corruption"]), transform)
 
 
 def transform_prompts(prompts: Prompts, matrix: np.ndarray) -> Prompts:
     """(X, x̃, x) → (A X, A x̃, x), recording A per prompt under task["transform"]."""
+    context = prompts.context @ matrix.T
+    query = context if prompts.query is prompts.context else prompts.query @ matrix.T
     count = prompts.n_prompts
-    return Prompts(
-        context=prompts.context @ matrix.T,
-        query=prompts.query @ matrix.T,
-        target=prompts.target,
-        task={**prompts.task, "transform": np.broadcast_to(matrix, (count, *matrix.shape)).copy()},
-    )
+    task = {**prompts.task, "transform": np.broadcast_to(matrix, (count, *matrix.shape)).copy()}
+    return Prompts(context, query, prompts.target, task)
 
 
 def untransformed(prompts: Prompts) -> Prompts:
@@ -48,11 +72,11 @@ def untransformed(prompts: Prompts) -> Prompts:
         return prompts
     inverse_transposed = np.linalg.inv(prompts.task["transform"]).transpose(0, 2, 1)  # (N, n, n): A⁻ᵀ per prompt
     task = {key: value for key, value in prompts.task.items() if key != "transform"}
-    return replace(prompts, context=prompts.context @ inverse_transposed, query=np.einsum("bi,bij->bj", prompts.query, inverse_transposed), task=task)
-
-
-def sample_case(block: dict, n_prompts: int, context_length: int, seed: int, start: int = 0) -> Prompts:
-    """Prompts start..start+n_prompts−1 of a configured case (task, then transform if any)."""
-    prompts = make_task(block).sample(n_prompts, context_length, seed, start=start)
-    matrix = case_transform(block)
-    return prompts if matrix is None else transform_prompts(prompts, matrix)
+    context = prompts.context @ inverse_transposed
+    if prompts.query is prompts.context:
+        query = context
+    elif prompts.query.ndim == 2:
+        query = np.einsum("bi,bij->bj", prompts.query, inverse_transposed)
+    else:
+        query = prompts.query @ inverse_transposed
+    return replace(prompts, context=context, query=query, task=task)

@@ -1,7 +1,10 @@
-"""Configuration validation: the JSON schema first, then the rules that relate several keys.
+"""Configuration: loading, the JSON schema, and the checks that relate several keys.
 
-All problems are collected and reported together; each names the offending key by its dotted
-path and says what is allowed.
+The schema is `workflow/schemas/config.schema.yaml` (the shared blocks) plus one file per study in
+`workflow/schemas/studies/`, each giving the schema of that study's block; `load_schema` merges
+them. `validate_config` reports every problem at once, each naming the offending key by its dotted
+path and saying what is allowed: the schema's, then the cross-key checks of the shared blocks and
+of every study.
 """
 
 from __future__ import annotations
@@ -11,6 +14,10 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from .architectures import DENOISES
+from .corruptions import CORRUPTIONS
+from .studies import STUDIES, Run
+
 
 class ConfigError(ValueError):
     """The configuration is invalid; the message lists every problem found."""
@@ -19,6 +26,23 @@ class ConfigError(ValueError):
 def load_yaml(path: str | Path) -> dict:
     with open(path) as handle:
         return yaml.safe_load(handle)
+
+
+def load_schema(schema_dir: str | Path) -> dict:
+    """The core schema with each study's schema file inserted as the property named after the study.
+    Study files hold ``{<study>: <schema>, $defs: {...}}``; their $defs join the core's."""
+    schema_dir = Path(schema_dir)
+    schema = load_yaml(schema_dir / "config.schema.yaml")
+    for path in sorted((schema_dir / "studies").glob("*.schema.yaml")):
+        study = load_yaml(path)
+        for name, definition in study.pop("$defs", {}).items():
+            if name in schema["$defs"]:
+                raise ValueError(f"{path}: $defs.{name} is already defined by another schema file")
+            schema["$defs"][name] = definition
+        (name, block), = study.items()
+        schema["properties"][name] = block
+        schema["required"].append(name)
+    return schema
 
 
 def _dotted(path) -> str:
@@ -54,13 +78,11 @@ def schema_problems(config: dict, schema: dict) -> list[str]:
     return problems
 
 
-def trained_runs(config: dict) -> set[tuple[str, str]]:
-    """(case, model) pairs that some figure trains."""
-    runs = {(case, model) for case in config["fig3"]["cases"] for model in config["fig3"]["models"]}
-    runs |= {(config["fig4a"]["case"], config["fig4a"]["model"]), (config["fig4b"]["case"], config["fig4b"]["model"])}
-    runs |= {(config["fig8"]["case"], model) for model in config["fig8"]["models"]}
-    runs |= set(config["fig1"]["cases"].items())
-    return runs
+def all_runs(config: dict) -> set[Run]:
+    """Every training run: those the studies' figures need and the leaderboard's extra runs."""
+    runs = {run for study in STUDIES.values() for run in study.runs(config)}
+    extra = config["leaderboard"]["extra_runs"]
+    return runs | {Run(case, model, config["cases"][case]["L"]) for case, models in extra.items() for model in models if case in config["cases"]}
 
 
 def _case_problems(name: str, block: dict) -> list[str]:
@@ -74,79 +96,31 @@ def _case_problems(name: str, block: dict) -> list[str]:
     return []
 
 
-def _reference_problems(config: dict) -> list[str]:
-    """Figure blocks must name configured cases of the right task, trained models and seeds."""
-    cases, training = config["cases"], config["training"]
+def _run_problems(config: dict) -> list[str]:
+    """Every run names a configured case and model, the model denoises the case's corruption, and
+    the case has its number of epochs."""
+    cases, models, epochs = config["cases"], config["models"], config["training"]["epochs"]
     problems = []
-
-    def check_case(key: str, case: str, task: str | None = None, n: int | None = None) -> None:
+    for case, run_models in config["leaderboard"]["extra_runs"].items():
         if case not in cases:
-            problems.append(f"{key}: {case!r} is not configured under cases (configured: {', '.join(cases)})")
-        elif task and cases[case]["task"] != task:
-            problems.append(f"{key}: {case!r} is a {cases[case]['task']} case (allowed: a {task} case)")
-        elif n and cases[case]["n"] != n:
-            problems.append(f"{key}: {case!r} has n = {cases[case]['n']} (allowed: n = {n})")
-
-    def check_model(key: str, model: str, allowed: list[str]) -> None:
-        if model not in allowed:
-            problems.append(f"{key}: {model!r} is not in {', '.join(allowed)}")
-
-    def check_seed(key: str, seed: int) -> None:
-        if seed not in training["seeds"]:
-            problems.append(f"{key}: {seed} is not in training.seeds {training['seeds']}")
-
-    for case in config["fig3"]["cases"]:
-        check_case("fig3.cases", case)
-    for model in config["fig3"]["models"]:
-        check_model("fig3.models", model, training["models"])
-    check_seed("fig3.representative_seed", config["fig3"]["representative_seed"])
-    for case, model in config["fig1"]["cases"].items():
-        check_case("fig1.cases", case, n=3)
-        check_model(f"fig1.cases.{case}", model, training["models"])
-    if config["fig1"]["representative_seed"] != "best":
-        check_seed("fig1.representative_seed", config["fig1"]["representative_seed"])
-    if config["fig1"]["test_prompt"] >= config["dataset"]["n_prompts"] - config["dataset"]["n_train"]:
-        problems.append(f"fig1.test_prompt: {config['fig1']['test_prompt']} is not below the number of test prompts")
-    if config["fig2"]["case"] not in config["fig1"]["cases"]:
-        problems.append(f"fig2.case: {config['fig2']['case']!r} is not in fig1.cases ({', '.join(config['fig1']['cases'])})")
-    check_case("fig2.case", config["fig2"]["case"], task="linear")
-    for figure in ("fig4a", "fig4b"):
-        check_case(f"{figure}.case", config[figure]["case"], task="linear")
-        check_model(f"{figure}.model", config[figure]["model"], training["models"])
-    if len(config["fig4a"]["context_lengths"]) < 2:
-        problems.append("fig4a.context_lengths: the power-law fit needs at least 2 lengths")
-    if config["fig4b"]["case"] in cases and max(config["fig4b"]["subspace_dims"]) > cases[config["fig4b"]["case"]]["n"]:
-        problems.append(f"fig4b.subspace_dims: {max(config['fig4b']['subspace_dims'])} exceeds the case's n")
-    if config["fig4b"]["seed"] == config["dataset"]["seed"]:
-        problems.append("fig4b.seed: equals dataset.seed, so the 'fresh' prompts would repeat the dataset (allowed: any other seed)")
-    check_case("fig5.case", config["fig5"]["case"], task="sphere", n=2)
-    if 1 not in config["fig5"]["step_counts"]:
-        problems.append(f"fig5.step_counts: {config['fig5']['step_counts']} must include 1 (the attention step)")
-    for figure in ("fig6", "fig7"):
-        for case in config[figure]["cases"]:
-            if case not in config["fig3"]["cases"]:
-                problems.append(f"{figure}.cases: {case!r} is not in fig3.cases (its Fig. 3 run is reused)")
-    check_model("fig6.model", config["fig6"]["model"], config["fig3"]["models"])
-    for model in config["fig7"]["models"]:
-        check_model("fig7.models", model, config["fig3"]["models"])
-    check_seed("fig7.representative_seed", config["fig7"]["representative_seed"])
-    for key in ("alpha_range", "beta_range"):
-        low, high = config["fig6"][key]
-        if low >= high:
-            problems.append(f"fig6.{key}: [{low}, {high}] must be increasing")
-    check_case("fig8.case", config["fig8"]["case"], task="linear")
-    if config["fig8"]["case"] in cases and "transform" not in cases[config["fig8"]["case"]]:
-        problems.append(f"fig8.case: {config['fig8']['case']!r} has no transform (Fig. 8 needs one)")
-    for model in config["fig8"]["models"]:
-        check_model("fig8.models", model, training["models"])
-    check_seed("fig8.representative_seed", config["fig8"]["representative_seed"])
-    return problems
+            problems.append(f"leaderboard.extra_runs.{case}: not configured under cases (configured: {', '.join(cases)})")
+        problems += [f"leaderboard.extra_runs.{case}: {model!r} is not configured under models" for model in run_models if model not in models]
+    for case, model, _ in sorted(all_runs(config)):
+        if case not in cases or model not in models:
+            continue
+        corruption, architecture = cases[case]["corruption"]["kind"], models[model]["architecture"]
+        if corruption not in DENOISES[architecture]:
+            problems.append(f"models.{model}: a {architecture} model cannot denoise case {case!r} with {corruption} corruption "
+                            f"(allowed: {', '.join(sorted(DENOISES[architecture]))})")
+        if case not in epochs:
+            problems.append(f"training.epochs.{case}: missing (case {case!r} is trained)")
+    return sorted(set(problems), key=problems.index)
 
 
 def relation_problems(config: dict) -> list[str]:
     """Constraints between keys that a JSON schema cannot express."""
     problems = [problem for name, block in config["cases"].items() for problem in _case_problems(name, block)]
-    dataset, training, bayes = config["dataset"], config["training"], config["bayes"]
+    dataset, training, evaluation = config["dataset"], config["training"], config["evaluation"]
     if dataset["n_train"] >= dataset["n_prompts"]:
         problems.append(
             f"dataset.n_train: {dataset['n_train']} leaves no test prompts out of dataset.n_prompts = "
@@ -157,16 +131,15 @@ def relation_problems(config: dict) -> list[str]:
     decay = training["lr_decay_at"]
     if list(decay) != sorted(set(decay)):
         problems.append(f"training.lr_decay_at: {decay} must be strictly increasing")
-    if bayes["seed"] == dataset["seed"]:
+    if evaluation["seed"] == dataset["seed"]:
         problems.append(
-            f"bayes.seed: {bayes['seed']} equals dataset.seed, so the 'fresh' prompts would repeat the dataset "
+            f"evaluation.seed: {evaluation['seed']} equals dataset.seed, so the 'fresh' prompts would repeat the dataset "
             "(allowed: any other seed)"
         )
-    problems += _reference_problems(config)
+    for study in STUDIES.values():
+        problems += study.problems(config)
     if not problems:
-        for case in sorted({case for case, _ in trained_runs(config)}):
-            if case not in training["epochs"]:
-                problems.append(f"training.epochs.{case}: missing (a figure trains case {case!r})")
+        problems += _run_problems(config)
     return problems
 
 
@@ -178,3 +151,15 @@ def validate_config(config: dict, schema: dict) -> None:
     if problems:
         listing = "\n".join(f"  - {problem}" for problem in problems)
         raise ConfigError(f"invalid configuration ({len(problems)} problem{'s' * (len(problems) > 1)}):\n{listing}")
+
+
+def registry_names() -> dict[str, set[str]]:
+    """The names the schema's enums must list: tasks, corruptions, model architectures and claims."""
+    from .tasks import TASKS
+
+    return {
+        "task": set(TASKS),
+        "corruption": set(CORRUPTIONS),
+        "architecture": set(DENOISES),
+        **{f"{name}.claims": set(study.claims) for name, study in STUDIES.items()},
+    }

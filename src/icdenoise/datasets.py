@@ -1,9 +1,11 @@
 """Prompt datasets as Parquet: one row per prompt, arrays stored as fixed-size float32 lists.
 
 Columns: ``prompt`` (index), ``split`` (train | test: the first `n_train` prompts train), and
-``context`` (L·n values, token-major), ``query`` (n), ``target`` (n), plus one column per task
-parameter (``basis``, ``radius``, ``centres``, ``weights``). Array shapes are kept in the
-metadata under ``params.shapes``.
+``context`` (L·n values, token-major), ``query``, ``target``, plus one column per task parameter
+(``basis``, ``radius``, ``centres``, ``weights``, ``transform``). Under all-token corruption the
+noisy tokens are both context and queries, so ``query`` is not stored: it is the context. Array
+shapes are kept in the metadata under ``params.shapes``; the params also record the case's task
+and corruption.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .artifacts import read_metadata, write_parquet
-from .tasks import Prompts
+from .prompts import Prompts
 
 ARRAY_COLUMNS = ("context", "query", "target")
 
@@ -28,6 +30,8 @@ def _fixed_size_column(values: np.ndarray) -> pa.Array:
 def prompts_table(prompts: Prompts, n_train: int) -> tuple[pa.Table, dict[str, list[int]]]:
     """(table, per-column array shapes without the prompt dimension)."""
     arrays = {"context": prompts.context, "query": prompts.query, "target": prompts.target, **prompts.task}
+    if prompts.query is prompts.context:
+        del arrays["query"]
     index = np.arange(prompts.n_prompts)
     columns = {
         "prompt": pa.array(index),
@@ -54,4 +58,5 @@ def read_dataset(path) -> tuple[Prompts, np.ndarray]:
         arrays[name] = values.to_numpy().reshape(len(table), *shape)
     is_train = table.column("split").to_numpy(zero_copy_only=False) == "train"
     task = {name: value for name, value in arrays.items() if name not in ARRAY_COLUMNS}
-    return Prompts(arrays["context"], arrays["query"], arrays["target"], task), is_train
+    query = arrays.get("query", arrays["context"])
+    return Prompts(arrays["context"], query, arrays["target"], task), is_train

@@ -1,54 +1,37 @@
-"""Scoring the Bayes baselines (Section 2.3) on fresh prompts, as per-coordinate MSE."""
+"""Evaluation on fresh prompts (never the training dataset): the closed-form baselines of a case
+(Section 2.3) and its trained ensembles, scored by `icdenoise.scoring` on the same prompts."""
 
 from __future__ import annotations
 
-import logging
-
-import numpy as np
 import pandas as pd
 
-from .bayes import ESTIMATORS, expected_loss_per_coordinate
-from .cases import sample_case, untransformed
-from .tasks import make_task
-
-log = logging.getLogger(__name__)
-
-
-def squared_error_per_coordinate(prediction: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """(N,) ‖x̂ − x‖² / n for each prompt."""
-    return np.mean((prediction - target) ** 2, axis=1)
+from .cases import make_case
+from .denoisers import Denoiser
+from .estimators import closed_form_denoisers, expected_loss_per_coordinate
+from .scoring import score_on_fresh_prompts
 
 
-def evaluate_baselines(
-    case: str, block: dict, context_length: int, n_prompts: int, seed: int, chunk_size: int
-) -> pd.DataFrame:
-    """Monte-Carlo MSE/n of every estimator registered for the case's task on `n_prompts` fresh
-    prompts of the configured case `block` (a transformed case is scored with A known).
+def evaluate_closed_forms(case_name: str, block: dict, context_length: int, n_prompts: int, seed: int, chunk_size: int) -> pd.DataFrame:
+    """Monte-Carlo MSE/n of every closed form that applies to the configured case `block`.
 
     Columns: case, estimator, mse (Monte-Carlo mean), sem (its standard error), expected (the
-    closed form where one exists, else NaN), n_prompts, L. Prompts are drawn in chunks, but each
-    prompt has its own seed, so the numbers do not depend on `chunk_size`.
+    closed form where one exists, else NaN), n_prompts, L.
     """
-    task = make_task(block)
-    estimators = ESTIMATORS[task.name]
-    errors: dict[str, list[np.ndarray]] = {name: [] for name in estimators}
-    for start in range(0, n_prompts, chunk_size):
-        prompts = untransformed(sample_case(block, min(chunk_size, n_prompts - start), context_length, seed, start=start))
-        for name, estimator in estimators.items():
-            errors[name].append(squared_error_per_coordinate(estimator(prompts, task), prompts.target))
-        log.info("%s: scored %d/%d fresh prompts", case, start + prompts.n_prompts, n_prompts)
-    rows = []
-    for name, chunks in errors.items():
-        values = np.concatenate(chunks)
-        rows.append(
-            {
-                "case": case,
-                "estimator": name,
-                "mse": values.mean(),
-                "sem": values.std(ddof=1) / np.sqrt(values.size),
-                "expected": expected_loss_per_coordinate(task.name, name, task),
-                "n_prompts": values.size,
-                "L": context_length,
-            }
-        )
-    return pd.DataFrame(rows)
+    case = make_case(block)
+    table = score_on_fresh_prompts(closed_form_denoisers(case), case, context_length, n_prompts, seed, chunk_size)
+    table["expected"] = [expected_loss_per_coordinate(name, case.task, case.corruption.sigma_z_sq) for name in table["estimator"]]
+    table.insert(0, "case", case_name)
+    table["L"] = context_length
+    return table[["case", "estimator", "mse", "sem", "expected", "n_prompts", "L"]]
+
+
+def evaluate_denoisers(
+    case_name: str, block: dict, context_length: int, denoisers: dict[str, Denoiser], n_prompts: int, seed: int, chunk_size: int
+) -> pd.DataFrame:
+    """Any denoisers (e.g. trained ensembles) on the same fresh prompts as `evaluate_closed_forms`.
+    Columns: case, estimator, [seed,] mse, sem, n_prompts, L."""
+    case = make_case(block)
+    table = score_on_fresh_prompts(denoisers, case, context_length, n_prompts, seed, chunk_size)
+    table.insert(0, "case", case_name)
+    table["L"] = context_length
+    return table

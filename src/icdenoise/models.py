@@ -1,54 +1,135 @@
-"""One-layer attention denoisers of Section 3 as ensembles of S independent weight sets.
+"""Attention models as ensembles of S independent weight sets, one per seed (Section 3).
 
-Both models have no residual connection, exclude the query from keys and values, and hold
-W_KQ, W_PV of shape (S, n, n): slice s is the model of seed s. Because the training loss is a
-sum of per-seed losses and Adam is element-wise, training the stacked ensemble is the same as
-training S models one by one.
+A model class owns its parameters, their initialisation from a seed and their conversion to and
+from the long-format weights table (one row per seed, parameter, row and column). Every parameter
+has shape (S, ...): slice s is the model of seed s. Because a training loss that is a sum of
+per-seed losses and Adam are both separable over seeds, training the stacked ensemble is the same
+as training S models one by one.
 
-Each model turns a prompt's context into its `features` once (``prepare``), then predicts from
-features and query. Features are either shared by all seeds, with shape (B, ...), as when the
-whole train or test set is scored, or per seed, with shape (S, B, ...), as when each seed draws
-its own minibatch.
+A model turns a prompt's context into its `features` once (``prepare``), then predicts from features
+and query. Features are either shared by all seeds, with shape (B, ...), as when a whole split is
+scored, or per seed, with shape (S, B, ...), as when each seed draws its own minibatch.
+
+A new architecture is a subclass registered in `MODELS`, the corruptions it denoises in
+`icdenoise.architectures.DENOISES`, and its name in the config schema.
 """
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
+import numpy as np
+import pandas as pd
 import torch
 from torch import nn
 
+from .architectures import DENOISES
+from .prompts import Prompts
+from .seeding import seed_generators
 
-class AttentionEnsemble(nn.Module):
-    """Common parameters: W_KQ, W_PV of shape (S, n, n)."""
 
-    name: ClassVar[str]
+def uniform_matrix(rng: np.random.Generator, n: int) -> np.ndarray:
+    """An n×n matrix with i.i.d. U[−1/√n, 1/√n] entries (PROTOCOL: Conventions)."""
+    bound = 1.0 / math.sqrt(n)
+    return rng.uniform(-bound, bound, (n, n))
 
-    def __init__(self, w_kq: torch.Tensor, w_pv: torch.Tensor):
+
+class EnsembleModel(nn.Module):
+    """Parameters: a dict of named tensors of shape (S, ...), in a fixed order."""
+
+    architecture: ClassVar[str]
+
+    def __init__(self, parameters: dict[str, torch.Tensor]):
         super().__init__()
-        self.w_kq = nn.Parameter(w_kq.clone())
-        self.w_pv = nn.Parameter(w_pv.clone())
+        self.weights = nn.ParameterDict({name: nn.Parameter(value.clone()) for name, value in parameters.items()})
+
+    @classmethod
+    def initial_parameters(cls, rng: np.random.Generator, n: int, **options) -> dict[str, np.ndarray]:
+        """One seed's initial parameters, drawn from its initialisation generator."""
+        raise NotImplementedError
+
+    @classmethod
+    def initialise(cls, seeds: list[int], n: int, dtype=torch.float32, **options) -> "EnsembleModel":
+        """The ensemble of `seeds`, seed s initialised from its own initialisation generator."""
+        per_seed = [cls.initial_parameters(seed_generators(seed)[0], n, **options) for seed in seeds]
+        return cls({name: torch.as_tensor(np.stack([p[name] for p in per_seed]), dtype=dtype) for name in per_seed[0]})
+
+    @classmethod
+    def corruptions(cls) -> frozenset[str]:
+        """The corruptions whose prompts this architecture denoises."""
+        return DENOISES[cls.architecture]
+
+    @property
+    def ensemble_size(self) -> int:
+        return next(iter(self.weights.values())).shape[0]
+
+    def to_frame(self, seeds: list[int], stage: str) -> pd.DataFrame:
+        """Long format: columns seed, stage, matrix (the parameter's name), row, col, value."""
+        frames = []
+        for name, tensor in self.weights.items():
+            values = tensor.detach().cpu().double().numpy()
+            values = values.reshape(*values.shape[:2], -1) if values.ndim > 1 else values.reshape(-1, 1, 1)
+            seed_index, row, col = np.meshgrid(*(np.arange(k) for k in values.shape), indexing="ij")
+            frames.append(pd.DataFrame({
+                "seed": np.asarray(seeds)[seed_index.ravel()], "stage": stage, "matrix": name,
+                "row": row.ravel(), "col": col.ravel(), "value": values.ravel(),
+            }))
+        return pd.concat(frames, ignore_index=True)
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, stage: str) -> tuple[list[int], "EnsembleModel"]:
+        """The inverse of `to_frame` for one stage (initial | final): (seeds, float64 ensemble)."""
+        selected = frame[frame["stage"] == stage]
+        seeds = sorted(int(seed) for seed in selected["seed"].unique())
+        parameters = {}
+        for name in dict.fromkeys(selected["matrix"]):
+            rows = selected[selected["matrix"] == name].sort_values(["seed", "row", "col"])
+            shape = (len(seeds), int(rows["row"].max()) + 1, int(rows["col"].max()) + 1)
+            parameters[name] = torch.tensor(rows["value"].to_numpy().reshape(shape), dtype=torch.float64)
+        return seeds, cls(parameters)
 
     @staticmethod
     def prepare(context: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    def predict(self, prompts: Prompts) -> np.ndarray:
+        """(S, N, *target) predictions of every seed's model, in the model's dtype, as numpy."""
+        dtype = next(iter(self.weights.values())).dtype
+        with torch.no_grad():
+            features = self.prepare(torch.as_tensor(prompts.context, dtype=dtype))
+            return self(features, torch.as_tensor(prompts.query, dtype=dtype)).numpy()
+
+
+class OneLayerAttention(EnsembleModel):
+    """Common parameters of eqs. 11 and 12: W_KQ, W_PV of shape (S, n, n); query-only corruption."""
+
+    @classmethod
+    def from_weights(cls, w_kq: torch.Tensor, w_pv: torch.Tensor) -> "OneLayerAttention":
+        """The ensemble with these (S, n, n) key-query and value matrices."""
+        return cls({"W_KQ": w_kq, "W_PV": w_pv})
+
+    @classmethod
+    def initial_parameters(cls, rng, n, **options):
+        w_kq = uniform_matrix(rng, n)
+        return {"W_KQ": w_kq, "W_PV": uniform_matrix(rng, n)}
+
     def _apply_value(self, mixed: torch.Tensor) -> torch.Tensor:
         """W_PV applied to (S, B, n) vectors, as one (S, n, n) @ (S, n, B) batched matmul."""
-        return (self.w_pv @ mixed.transpose(1, 2)).transpose(1, 2)
+        return (self.weights["W_PV"] @ mixed.transpose(1, 2)).transpose(1, 2)
 
     def _key_query(self, query: torch.Tensor) -> torch.Tensor:
         """W_KQ x̃ for every seed: query (B, n) or (S, B, n) → (S, B, n)."""
-        return (self.w_kq @ query.transpose(-1, -2)).transpose(1, 2)
+        return (self.weights["W_KQ"] @ query.transpose(-1, -2)).transpose(1, 2)
 
 
-class LinearAttention(AttentionEnsemble):
+class LinearAttention(OneLayerAttention):
     """Eq. 11: x̂ = (1/L) W_PV X Xᵀ W_KQ x̃ = W_PV C W_KQ x̃, C = (1/L) X Xᵀ the context's second moment.
 
     Features are C, shape (..., n, n): the model needs nothing else from the context.
     """
 
-    name: ClassVar[str] = "linear"
+    architecture: ClassVar[str] = "linear"
 
     @staticmethod
     def prepare(context: torch.Tensor) -> torch.Tensor:
@@ -61,7 +142,7 @@ class LinearAttention(AttentionEnsemble):
         return self._apply_value(mixed)
 
 
-class SoftmaxAttention(AttentionEnsemble):
+class SoftmaxAttention(OneLayerAttention):
     """Eq. 12: x̂ = W_PV X softmax(Xᵀ W_KQ x̃), no temperature.
 
     Features are the context stored key-major, Xᵀ of shape (..., n, L): then both the scores
@@ -70,7 +151,7 @@ class SoftmaxAttention(AttentionEnsemble):
     features every seed is scored against the batch in one matmul, (B, S, n) @ (B, n, L).
     """
 
-    name: ClassVar[str] = "softmax"
+    architecture: ClassVar[str] = "softmax"
 
     @staticmethod
     def prepare(context: torch.Tensor) -> torch.Tensor:
@@ -90,4 +171,66 @@ class SoftmaxAttention(AttentionEnsemble):
         return self._apply_value(mixed)
 
 
-MODELS: dict[str, type[AttentionEnsemble]] = {cls.name: cls for cls in (LinearAttention, SoftmaxAttention)}
+class StackedSelfAttention(EnsembleModel):
+    """`layers` softmax self-attention layers over all tokens, each with its own W_KQ and W_PV and a
+    residual connection: Z ← Z + W_PV Z softmax(Zᵀ W_KQ Z), the softmax over keys for each query
+    token. Under all-token corruption Z starts at the noisy tokens and the last layer estimates every
+    clean token. Parameters W_KQ_ℓ, W_PV_ℓ for ℓ = 1..layers, each (S, n, n).
+    """
+
+    architecture: ClassVar[str] = "stacked_self_attention"
+
+    @classmethod
+    def initial_parameters(cls, rng, n, layers: int = 1, **options):
+        parameters = {}
+        for layer in range(1, layers + 1):
+            parameters[f"W_KQ_{layer}"] = uniform_matrix(rng, n)
+            parameters[f"W_PV_{layer}"] = uniform_matrix(rng, n)
+        return parameters
+
+    @property
+    def layers(self) -> int:
+        return len(self.weights) // 2
+
+    @staticmethod
+    def prepare(context: torch.Tensor) -> torch.Tensor:
+        return context
+
+    def layer_outputs(self, features: torch.Tensor) -> torch.Tensor:
+        """Every layer's tokens, (layers + 1, S, B, T, n): index 0 is the input."""
+        tokens = features if features.dim() == 4 else features.expand(self.ensemble_size, *features.shape)
+        outputs = [tokens]
+        for layer in range(1, self.layers + 1):
+            w_kq = self.weights[f"W_KQ_{layer}"].unsqueeze(1)  # (S, 1, n, n)
+            w_pv = self.weights[f"W_PV_{layer}"].unsqueeze(1)
+            scores = (tokens @ w_kq.transpose(-1, -2)) @ tokens.transpose(-1, -2)  # (W_KQ z_i)·z_j: (S, B, T, T)
+            mixed = torch.softmax(scores, dim=-1) @ tokens  # Σ_j a_ij z_j
+            tokens = tokens + mixed @ w_pv.transpose(-1, -2)
+            outputs.append(tokens)
+        return torch.stack(outputs)
+
+    def forward(self, features: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
+        return self.layer_outputs(features)[-1]
+
+
+MODELS: dict[str, type[EnsembleModel]] = {
+    cls.architecture: cls for cls in (LinearAttention, SoftmaxAttention, StackedSelfAttention)
+}
+
+
+def make_model(block: dict, seeds: list[int], n: int) -> EnsembleModel:
+    """The ensemble of a config model block (``architecture`` and its options), initialised from `seeds`."""
+    options = {key: value for key, value in block.items() if key != "architecture"}
+    return MODELS[block["architecture"]].initialise(seeds, n, **options)
+
+
+def load_trained(path, stage: str = "final"):
+    """The trained ensemble of a weights Parquet written by rule train_ensemble, as a denoiser."""
+    import pyarrow.parquet as pq
+
+    from .artifacts import read_metadata
+    from .denoisers import TrainedEnsemble
+
+    architecture = read_metadata(path)["params"]["model_block"]["architecture"]
+    seeds, model = MODELS[architecture].from_frame(pq.read_table(path).to_pandas(), stage)
+    return TrainedEnsemble(model, tuple(seeds))

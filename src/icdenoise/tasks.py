@@ -1,10 +1,6 @@
-"""The three in-context denoising tasks of Section 2.2 and their prompt samplers.
-
-A prompt is L clean context tokens x_1..x_L in R^n plus a query x̃ = x_{L+1} + z with
-z ~ N(0, σ_z² I_n); the target is x_{L+1} (Section 2.1, eq. 1). Every prompt draws its own
-task (subspace, sphere or set of centres), and prompt i is generated from its own seed
-sequence ``[seed, i]`` so that it does not depend on how many prompts are drawn or in what
-chunks.
+"""Tasks: distributions over token distributions p_X (Section 2.2). A task draws one p_X per
+prompt (its subspace, sphere or set of centres) and i.i.d. clean tokens from it. What the network
+sees is decided by a corruption (`icdenoise.corruptions`), not by the task.
 """
 
 from __future__ import annotations
@@ -13,31 +9,6 @@ from dataclasses import dataclass, fields
 from typing import ClassVar
 
 import numpy as np
-
-
-@dataclass(frozen=True)
-class Prompts:
-    """A batch of N prompts.
-
-    context: (N, L, n) clean tokens x_1..x_L.
-    query:   (N, n) corrupted token x̃ = x_{L+1} + z.
-    target:  (N, n) clean token x_{L+1}.
-    task:    per-prompt task parameters, each array with leading dimension N.
-    """
-
-    context: np.ndarray
-    query: np.ndarray
-    target: np.ndarray
-    task: dict[str, np.ndarray]
-
-    @property
-    def n_prompts(self) -> int:
-        return self.query.shape[0]
-
-    def select(self, rows) -> "Prompts":
-        """The prompts picked by a boolean mask, an index array or a slice."""
-        return Prompts(self.context[rows], self.query[rows], self.target[rows],
-                       {key: value[rows] for key, value in self.task.items()})
 
 
 def haar_orthonormal_basis(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
@@ -62,7 +33,6 @@ class Task:
     """Base class: a distribution over token distributions p_X (the task distribution D)."""
 
     n: int
-    sigma_z_sq: float
 
     name: ClassVar[str]
 
@@ -72,23 +42,12 @@ class Task:
         return cls(**{f.name: block[f.name] for f in fields(cls)})
 
     def sample_tokens(self, rng: np.random.Generator, count: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Draw one task and `count` i.i.d. tokens from it: ((count, n), task parameters)."""
+        """Draw one task and `count` i.i.d. clean tokens from it: ((count, n), task parameters)."""
         raise NotImplementedError
 
-    def sample(self, n_prompts: int, context_length: int, seed: int, start: int = 0) -> Prompts:
-        """Draw prompts start..start+n_prompts−1, prompt i from ``np.random.default_rng([seed, i])``."""
-        contexts, queries, targets, tasks = [], [], [], []
-        for index in range(start, start + n_prompts):
-            rng = np.random.default_rng([seed, index])
-            tokens, task = self.sample_tokens(rng, context_length + 1)
-            target = tokens[-1]
-            noise = np.sqrt(self.sigma_z_sq) * rng.standard_normal(self.n)
-            contexts.append(tokens[:-1])
-            targets.append(target)
-            queries.append(target + noise)
-            tasks.append(task)
-        stacked_task = {key: np.stack([t[key] for t in tasks]) for key in tasks[0]}
-        return Prompts(np.stack(contexts), np.stack(queries), np.stack(targets), stacked_task)
+    def second_moment(self) -> float:
+        """E‖x‖², the total loss of the zero predictor."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -108,6 +67,9 @@ class LinearSubspace(Task):
         coordinates = np.sqrt(self.sigma0_sq) * rng.standard_normal((count, self.d))
         return coordinates @ basis.T, {"basis": basis}
 
+    def second_moment(self) -> float:
+        return self.d * self.sigma0_sq
+
 
 @dataclass(frozen=True)
 class Sphere(Task):
@@ -125,6 +87,9 @@ class Sphere(Task):
         basis = haar_orthonormal_basis(rng, self.n, self.d + 1)
         coordinates = uniform_on_sphere(rng, count, self.d + 1, self.radius)
         return coordinates @ basis.T, {"basis": basis, "radius": np.float64(self.radius)}
+
+    def second_moment(self) -> float:
+        return self.radius**2
 
 
 @dataclass(frozen=True)
@@ -147,6 +112,9 @@ class GaussianMixture(Task):
         noise = np.sqrt(self.sigma0_sq) * rng.standard_normal((count, self.n))
         weights = np.full(self.K, 1.0 / self.K)
         return centres[components] + noise, {"centres": centres, "weights": weights}
+
+    def second_moment(self) -> float:
+        return self.radius**2 + self.n * self.sigma0_sq
 
 
 TASKS: dict[str, type[Task]] = {cls.name: cls for cls in (LinearSubspace, Sphere, GaussianMixture)}

@@ -1,10 +1,10 @@
-"""Training an ensemble of attention models on one dataset (protocol: Figs 3, 4a, 7).
+"""Training an ensemble model on one dataset, whatever its architecture (protocol: Figs 3, 4a, 7).
 
-Adam on the per-coordinate MSE (torch's MSELoss, i.e. eq. 9 divided by batch size and n), with
-the learning rate multiplied by `lr_decay_factor` at each fraction of the epochs in
-`lr_decay_at`. Seeds vary the weight initialisation and the minibatch order; the dataset is the
-same for all of them. The loss on the full train and test sets is recorded at step 0 and then
-every `record_every` optimiser steps.
+Adam on a per-seed loss (by default the per-coordinate MSE, torch's MSELoss, i.e. eq. 9 divided by
+batch size and n), summed over seeds, with the learning rate multiplied by `lr_decay_factor` at
+each fraction of the epochs in `lr_decay_at`. Seeds vary the weight initialisation and the
+minibatch order; the dataset is the same for all of them. The loss on the full train and test
+sets is recorded at step 0 and then every `record_every` optimiser steps.
 """
 
 from __future__ import annotations
@@ -13,14 +13,19 @@ import logging
 import math
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 import torch
 
-from .models import MODELS, AttentionEnsemble
+from .models import EnsembleModel
+from .scoring import squared_error_per_seed
+from .seeding import seed_generators
 
 log = logging.getLogger(__name__)
+
+Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (prediction (S, B, ...), target) → (S,)
 
 
 @dataclass(frozen=True)
@@ -50,28 +55,16 @@ class TrainingSettings:
 
 @dataclass(frozen=True)
 class Split:
-    """Context (N, L, n), query (N, n), target (N, n) of one split, as torch tensors."""
+    """Context (N, L, n), query and target of one split, as torch tensors."""
 
     context: torch.Tensor
     query: torch.Tensor
     target: torch.Tensor
 
-
-def seed_generators(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
-    """Independent streams for (weight initialisation, minibatch order) of one seed."""
-    init_sequence, order_sequence = np.random.SeedSequence(seed).spawn(2)
-    return np.random.default_rng(init_sequence), np.random.default_rng(order_sequence)
-
-
-def initial_weights(seeds: list[int], n: int) -> tuple[np.ndarray, np.ndarray]:
-    """W_KQ, W_PV of shape (S, n, n), i.i.d. U[−1/√n, 1/√n] per seed."""
-    bound = 1.0 / math.sqrt(n)
-    w_kq, w_pv = [], []
-    for seed in seeds:
-        init_rng, _ = seed_generators(seed)
-        w_kq.append(init_rng.uniform(-bound, bound, (n, n)))
-        w_pv.append(init_rng.uniform(-bound, bound, (n, n)))
-    return np.stack(w_kq), np.stack(w_pv)
+    def to(self, device: torch.device) -> "Split":
+        context = self.context.to(device)
+        query = context if self.query is self.context else self.query.to(device)
+        return Split(context, query, self.target.to(device))
 
 
 def minibatch_orders(seeds: list[int], n_train: int, epochs: int) -> np.ndarray:
@@ -83,54 +76,24 @@ def minibatch_orders(seeds: list[int], n_train: int, epochs: int) -> np.ndarray:
     return np.stack(orders)
 
 
-def per_seed_mse(model: AttentionEnsemble, features: torch.Tensor, split: Split) -> torch.Tensor:
-    """(S,) per-coordinate MSE of every seed's model on a whole split."""
-    prediction = model(features, split.query)
-    return ((prediction - split.target) ** 2).mean(dim=(1, 2))
-
-
-def weights_frame(model: AttentionEnsemble, seeds: list[int], stage: str) -> pd.DataFrame:
-    """Long-format weights: one row per (seed, matrix, row, col)."""
-    frames = []
-    for matrix, tensor in (("W_KQ", model.w_kq), ("W_PV", model.w_pv)):
-        values = tensor.detach().cpu().double().numpy()
-        seeds_count, n, _ = values.shape
-        seed_index, row, col = np.meshgrid(np.arange(seeds_count), np.arange(n), np.arange(n), indexing="ij")
-        frames.append(
-            pd.DataFrame(
-                {
-                    "seed": np.asarray(seeds)[seed_index.ravel()],
-                    "stage": stage,
-                    "matrix": matrix,
-                    "row": row.ravel(),
-                    "col": col.ravel(),
-                    "value": values.ravel(),
-                }
-            )
-        )
-    return pd.concat(frames, ignore_index=True)
-
-
 def train_ensemble(
-    model_name: str,
+    model: EnsembleModel,
     train: Split,
     test: Split,
     seeds: list[int],
     settings: TrainingSettings,
     device: torch.device,
+    loss: Loss = squared_error_per_seed,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Train one model per seed on the same data; return (losses, weights) in long format.
+    """Train every seed's model on the same data; return (losses, weights) in long format.
 
     losses: columns seed, step, epoch (fractional: step / steps per epoch), split (train|test), mse.
-    weights: columns seed, stage (initial|final), matrix (W_KQ|W_PV), row, col, value.
+    weights: the model's `to_frame` of the initial and the final parameters.
     """
-    n_train, _, n = train.context.shape
-    w_kq, w_pv = initial_weights(seeds, n)
-    model = MODELS[model_name](torch.as_tensor(w_kq, dtype=torch.float32), torch.as_tensor(w_pv, dtype=torch.float32)).to(device)
-    initial = weights_frame(model, seeds, "initial")
-
-    train = Split(*(t.to(device) for t in (train.context, train.query, train.target)))
-    test = Split(*(t.to(device) for t in (test.context, test.query, test.target)))
+    n_train = train.context.shape[0]
+    initial = model.to_frame(seeds, "initial")
+    model = model.to(device)
+    train, test = train.to(device), test.to(device)
     train_features, test_features = model.prepare(train.context), model.prepare(test.context)
 
     optimizer = torch.optim.Adam(model.parameters(), lr=settings.lr)
@@ -139,12 +102,15 @@ def train_ensemble(
     steps_per_epoch = math.ceil(n_train / settings.batch_size)
 
     recorded_steps: list[int] = []
-    recorded_mse: list[torch.Tensor] = []  # each (2, S): train, test
+    recorded_losses: list[torch.Tensor] = []  # each (2, S): train, test
 
     def record(step: int) -> None:
         with torch.no_grad():
             recorded_steps.append(step)
-            recorded_mse.append(torch.stack([per_seed_mse(model, train_features, train), per_seed_mse(model, test_features, test)]))
+            recorded_losses.append(torch.stack([
+                loss(model(features, split.query), split.target)
+                for features, split in ((train_features, train), (test_features, test))
+            ]))
 
     started = time.perf_counter()
     step = 0
@@ -152,27 +118,26 @@ def train_ensemble(
     for epoch in range(settings.epochs):
         for batch in range(steps_per_epoch):
             index = orders[:, epoch, batch * settings.batch_size : (batch + 1) * settings.batch_size]  # (S, B)
-            prediction = model(train_features[index], train.query[index])
-            loss = ((prediction - train.target[index]) ** 2).mean(dim=(1, 2)).sum()
+            batch_loss = loss(model(train_features[index], train.query[index]), train.target[index]).sum()
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            batch_loss.backward()
             optimizer.step()
             step += 1
             if step % settings.record_every == 0:
                 record(step)
         scheduler.step()
         if (epoch + 1) % max(1, settings.epochs // 10) == 0 or epoch + 1 == settings.epochs:
-            train_mse, test_mse = recorded_mse[-1]
+            train_loss, test_loss = recorded_losses[-1]
             log.info(
-                "%s attention: epoch %d/%d, step %d, mean over %d seeds: train MSE/n %.4f, test MSE/n %.4f (%.1fs)",
-                model_name, epoch + 1, settings.epochs, step, len(seeds),
-                train_mse.mean().item(), test_mse.mean().item(), time.perf_counter() - started,
+                "%s: epoch %d/%d, step %d, mean over %d seeds: train loss %.4f, test loss %.4f (%.1fs)",
+                model.architecture, epoch + 1, settings.epochs, step, len(seeds),
+                train_loss.mean().item(), test_loss.mean().item(), time.perf_counter() - started,
             )
     if step % settings.record_every != 0:
         record(step)
 
-    mse = torch.stack(recorded_mse).cpu().double().numpy()  # (records, 2, S)
-    record_index, split_index, seed_index = np.meshgrid(*(np.arange(k) for k in mse.shape), indexing="ij")
+    values = torch.stack(recorded_losses).cpu().double().numpy()  # (records, 2, S)
+    record_index, split_index, seed_index = np.meshgrid(*(np.arange(k) for k in values.shape), indexing="ij")
     steps = np.asarray(recorded_steps)[record_index.ravel()]
     losses = pd.DataFrame(
         {
@@ -180,27 +145,8 @@ def train_ensemble(
             "step": steps,
             "epoch": steps / steps_per_epoch,
             "split": np.array(["train", "test"])[split_index.ravel()],
-            "mse": mse.ravel(),
+            "mse": values.ravel(),
         }
     )
-    weights = pd.concat([initial, weights_frame(model, seeds, "final")], ignore_index=True)
+    weights = pd.concat([initial, model.to_frame(seeds, "final")], ignore_index=True)
     return losses, weights
-
-
-def ensemble_from_frame(weights: pd.DataFrame, model_name: str, stage: str) -> tuple[list[int], AttentionEnsemble]:
-    """The inverse of `weights_frame`: (seeds, float64 ensemble) of one stage (initial | final)."""
-    selected = weights[weights["stage"] == stage]
-    seeds = sorted(int(seed) for seed in selected["seed"].unique())
-    n = int(selected["row"].max()) + 1
-    matrices = {}
-    for matrix in ("W_KQ", "W_PV"):
-        rows = selected[selected["matrix"] == matrix].sort_values(["seed", "row", "col"])
-        matrices[matrix] = torch.tensor(rows["value"].to_numpy().reshape(len(seeds), n, n), dtype=torch.float64)
-    return seeds, MODELS[model_name](matrices["W_KQ"], matrices["W_PV"])
-
-
-def predict(model: AttentionEnsemble, context: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """(S, N, n) predictions of every seed's model, in float64."""
-    with torch.no_grad():
-        features = model.prepare(torch.as_tensor(context, dtype=torch.float64))
-        return model(features, torch.as_tensor(query, dtype=torch.float64)).numpy()

@@ -10,6 +10,8 @@ from icdenoise import artifacts
 from icdenoise.datasets import read_dataset, write_dataset
 from icdenoise.tasks import GaussianMixture
 
+from helpers import all_token_case, query_case
+
 
 def test_metadata_records_params_version_and_commit(tmp_path):
     path = tmp_path / "table.parquet"
@@ -34,10 +36,20 @@ def test_failed_write_leaves_nothing_behind(tmp_path, monkeypatch):
 
 
 def test_dataset_round_trip(tmp_path):
-    prompts = GaussianMixture(n=3, K=2, radius=1.0, sigma0_sq=0.1, sigma_z_sq=0.1).sample(7, 5, seed=0)
+    prompts = query_case(GaussianMixture(n=3, K=2, radius=1.0, sigma0_sq=0.1), 0.1).sample(7, 5, seed=0)
     write_dataset(prompts, 5, tmp_path / "d.parquet", {"case": "gmm"})
     loaded, is_train = read_dataset(tmp_path / "d.parquet")
     np.testing.assert_allclose(loaded.context, prompts.context, rtol=1e-6)
     np.testing.assert_allclose(loaded.task["centres"], prompts.task["centres"], rtol=1e-6)
     assert loaded.context.shape == (7, 5, 3) and loaded.task["weights"].shape == (7, 2)
     assert is_train.tolist() == [True] * 5 + [False] * 2
+
+
+def test_all_token_dataset_stores_the_noisy_tokens_once_and_reads_them_back_as_queries(tmp_path):
+    prompts = all_token_case(GaussianMixture(n=2, K=2, radius=1.0, sigma0_sq=0.1), 0.3).sample(6, 4, seed=1)
+    write_dataset(prompts, 4, tmp_path / "d.parquet", {"case": "gmm_all_tokens"})
+    assert "query" not in pq.read_schema(tmp_path / "d.parquet").names
+    loaded, _ = read_dataset(tmp_path / "d.parquet")
+    assert loaded.query is loaded.context
+    np.testing.assert_allclose(loaded.target, prompts.target, rtol=1e-6)
+    np.testing.assert_allclose(loaded.context, prompts.context, rtol=1e-6)

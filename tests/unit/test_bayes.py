@@ -4,9 +4,11 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from icdenoise import bayes
-from icdenoise.evaluation import evaluate_baselines
+from icdenoise import bayes, estimators
+from icdenoise.evaluation import evaluate_closed_forms
 from icdenoise.tasks import GaussianMixture, LinearSubspace, Sphere, haar_orthonormal_basis, uniform_on_sphere
+
+from helpers import query_case
 
 
 def importance_posterior_mean(prior_samples: np.ndarray, query: np.ndarray, sigma_z_sq: float) -> np.ndarray:
@@ -28,8 +30,8 @@ def test_linear_posterior_mean_eq3_matches_monte_carlo():
 
 
 def test_linear_bayes_loss_eq4_matches_monte_carlo():
-    block = {"task": "linear", "n": 6, "d": 3, "sigma0_sq": 2.0, "sigma_z_sq": 1.0}
-    table = evaluate_baselines("linear", block, 10, 20000, seed=0, chunk_size=5000).set_index("estimator")
+    block = {"task": "linear", "n": 6, "d": 3, "sigma0_sq": 2.0, "corruption": {"kind": "query", "sigma_z_sq": 1.0}}
+    table = evaluate_closed_forms("linear", block, 10, 20000, seed=0, chunk_size=5000).set_index("estimator")
     for estimator in ("oracle", "zero"):
         row = table.loc[estimator]
         assert abs(row["mse"] - row["expected"]) < 4 * row["sem"]
@@ -71,11 +73,11 @@ def test_sphere_posterior_mean_survives_large_kappa():
 def test_sphere_bayes_line_for_figure_3():
     """Monte-Carlo Bayes loss at the Fig 3 sphere parameters, with the correct Bessel orders
     I_{4.5}/I_{3.5}; the orders I_{7.5}/I_{6.5} of the authors' code give a worse estimator."""
-    task = Sphere(n=16, d=8, radius=1.0, sigma_z_sq=0.1)
-    prompts = task.sample(10000, 1, seed=1)
-    correct = np.mean((bayes.sphere_oracle(prompts, task) - prompts.target) ** 2)
+    task = Sphere(n=16, d=8, radius=1.0)
+    prompts = query_case(task, 0.1).sample(10000, 1, seed=1)
+    correct = np.mean((estimators.sphere_oracle(prompts, task, 0.1) - prompts.target) ** 2)
     assert correct == pytest.approx(0.0290, abs=0.0004)
-    authors = np.mean((bayes.sphere_oracle_authors_orders(prompts, task) - prompts.target) ** 2)
+    authors = np.mean((estimators.sphere_oracle_authors_orders(prompts, task, 0.1) - prompts.target) ** 2)
     assert authors == pytest.approx(0.0302, abs=0.0004)
     assert authors > correct * 1.02
 
@@ -109,33 +111,33 @@ def test_gmm_point_mass_limit_eq8():
 
 def test_zero_predictor_losses_match_monte_carlo():
     for block in (
-        {"task": "sphere", "n": 5, "d": 2, "radius": 1.2, "sigma_z_sq": 0.1},
-        {"task": "gmm", "n": 5, "K": 3, "radius": 1.0, "sigma0_sq": 0.05, "sigma_z_sq": 0.1},
+        {"task": "sphere", "n": 5, "d": 2, "radius": 1.2, "corruption": {"kind": "query", "sigma_z_sq": 0.1}},
+        {"task": "gmm", "n": 5, "K": 3, "radius": 1.0, "sigma0_sq": 0.05, "corruption": {"kind": "all_tokens", "sigma_z_sq": 0.1}},
     ):
-        row = evaluate_baselines("case", block, 10, 10000, seed=2, chunk_size=10000).set_index("estimator").loc["zero"]
+        row = evaluate_closed_forms("case", block, 10, 10000, seed=2, chunk_size=10000).set_index("estimator").loc["zero"]
         assert abs(row["mse"] - row["expected"]) < 4 * row["sem"] + 1e-12
 
 
 def test_gmm_plugin_approaches_oracle_as_context_grows():
-    task = GaussianMixture(n=8, K=4, radius=1.0, sigma0_sq=0.02, sigma_z_sq=0.1)
+    task = GaussianMixture(n=8, K=4, radius=1.0, sigma0_sq=0.02)
     gaps = []
     for length in (12, 400):
-        prompts = task.sample(300, length, seed=9)
-        plugin, oracle = bayes.gmm_plugin(prompts, task), bayes.gmm_oracle(prompts, task)
+        prompts = query_case(task, 0.1).sample(300, length, seed=9)
+        plugin, oracle = estimators.gmm_plugin(prompts, task, 0.1), estimators.gmm_oracle(prompts, task, 0.1)
         gaps.append(np.mean((plugin - oracle) ** 2))
     assert gaps[1] < 0.2 * gaps[0]
 
 
 def test_plugin_subspace_estimators_recover_the_oracle_from_clean_context():
     """Clean context tokens span the true subspace, so PCA recovers P exactly once L ≥ d."""
-    task = LinearSubspace(n=6, d=2, sigma0_sq=1.0, sigma_z_sq=0.5)
-    prompts = task.sample(50, 30, seed=1)
-    np.testing.assert_allclose(bayes.linear_plugin(prompts, task), bayes.linear_oracle(prompts, task), atol=1e-10)
+    task = LinearSubspace(n=6, d=2, sigma0_sq=1.0)
+    prompts = query_case(task, 0.5).sample(50, 30, seed=1)
+    np.testing.assert_allclose(estimators.linear_plugin(prompts, task, 0.5), estimators.linear_oracle(prompts, task, 0.5), atol=1e-10)
 
 
 def test_kmeans_recovers_well_separated_centres():
-    task = GaussianMixture(n=6, K=3, radius=1.0, sigma0_sq=1e-4, sigma_z_sq=0.1)
-    prompts = task.sample(20, 300, seed=2)
+    task = GaussianMixture(n=6, K=3, radius=1.0, sigma0_sq=1e-4)
+    prompts = query_case(task, 0.1).sample(20, 300, seed=2)
     centres, weights = bayes.kmeans_centres(prompts.context, 3)
     distance = np.linalg.norm(centres[:, :, None] - prompts.task["centres"][:, None], axis=3).min(axis=2)
     assert np.median(distance) < 0.01

@@ -1,4 +1,5 @@
-"""Config validation: shipped configs pass, bad ones name the key and the allowed values."""
+"""Config validation: shipped configs pass, bad ones name the key and the allowed values; the schema's
+names equal the registries'; config/README.md is what the schema generates."""
 
 import copy
 import subprocess
@@ -6,12 +7,12 @@ import sys
 
 import pytest
 
-from icdenoise.config import ConfigError, load_yaml, validate_config
+from icdenoise.config import ConfigError, load_schema, load_yaml, registry_names, validate_config
 
 
 @pytest.fixture(scope="module")
 def schema(repo):
-    return load_yaml(repo / "workflow" / "schemas" / "config.schema.yaml")
+    return load_schema(repo / "workflow" / "schemas")
 
 
 @pytest.fixture(scope="module")
@@ -47,13 +48,39 @@ def test_every_schema_key_is_described_and_typed(schema):
     defs = schema["$defs"]
     for path, node in walk(schema):
         resolved = {**defs[node["$ref"].split("/")[-1]], **node} if "$ref" in node else node
+        if resolved == {}:  # `architecture: {}` inside an if/then branch: described by the enclosing property
+            continue
         assert "description" in resolved, f"{path} has no description"
         assert "type" in resolved, f"{path} has no type"
         if resolved["type"] == "object":  # unknown keys are refused, or validated by a schema of their own
-            assert resolved.get("additionalProperties") is False or isinstance(resolved.get("additionalProperties"), dict), \
-                f"{path} allows unknown keys"
+            assert resolved.get("additionalProperties") is False or isinstance(resolved.get("additionalProperties"), dict) \
+                or "allOf" in resolved, f"{path} allows unknown keys"
         if resolved["type"] in ("integer", "number"):
             assert {"minimum", "exclusiveMinimum"} & resolved.keys(), f"{path} has no lower bound"
+
+
+def test_schema_names_equal_the_registries(schema):
+    """Tasks, corruptions, model architectures and every study's claims: the schema lists exactly what is registered."""
+    defs, properties = schema["$defs"], schema["properties"]
+    listed = {
+        "task": set(defs["case"]["properties"]["task"]["enum"]),
+        "corruption": set(defs["corruption"]["properties"]["kind"]["enum"]),
+        "architecture": set(defs["model"]["properties"]["architecture"]["enum"]),
+    }
+    for name, names in registry_names().items():
+        if name.endswith(".claims"):
+            study = name.split(".")[0]
+            listed[name] = set(properties[study]["properties"]["claims"]["propertyNames"]["enum"])
+        assert listed[name] == names, name
+
+
+def test_model_classes_and_their_corruptions_are_one_registry():
+    from icdenoise.architectures import DENOISES
+    from icdenoise.corruptions import CORRUPTIONS
+    from icdenoise.models import MODELS
+
+    assert set(MODELS) == set(DENOISES)
+    assert all(corruptions <= set(CORRUPTIONS) for corruptions in DENOISES.values())
 
 
 BAD = [
@@ -63,21 +90,33 @@ BAD = [
     (lambda c: c["cases"].update(torus={"task": "torus", "n": 3}), "cases.torus.task", "linear, sphere, gmm"),
     (lambda c: c["cases"].update(Bad_Name=c["cases"]["linear"]), "cases", "^[a-z][a-z0-9_]*$"),
     (lambda c: c["cases"]["linear"].update(K=3), "cases.linear", "allowed keys"),
+    (lambda c: c["cases"]["linear"]["corruption"].update(kind="blur"), "cases.linear.corruption.kind", "query, all_tokens"),
+    (lambda c: c["cases"]["linear"].pop("corruption"), "cases.linear", "required keys"),
     (lambda c: c["training"].update(lrr=0.1), "training", "allowed keys"),
     (lambda c: c["cases"]["linear"].update(L=0), "cases.linear.L", "≥ 1"),
     (lambda c: c["training"].update(device="tpu"), "training.device", "auto, cpu, cuda"),
-    (lambda c: c["bayes"].update(n_prompts=200), "bayes.n_prompts", "≥ 10000"),
+    (lambda c: c["evaluation"].update(n_prompts=200), "evaluation.n_prompts", "≥ 10000"),
     (lambda c: c["dataset"].update(n_train=1000), "dataset.n_train", "n_train < n_prompts"),
-    (lambda c: c["fig3"].update(representative_seed=9), "fig3.representative_seed", "not in training.seeds"),
+    (lambda c: c["models"].update(deep={"architecture": "transformer"}), "models.deep.architecture", "stacked_self_attention"),
+    (lambda c: c["models"].update(deep={"architecture": "stacked_self_attention"}), "models.deep", "layers"),
+    (lambda c: c["onelayer"]["fig3"].update(representative_seed=9), "onelayer.fig3.representative_seed", "not in training.seeds"),
     (lambda c: c["training"]["epochs"].pop("gmm"), "training.epochs.gmm", "missing"),
-    (lambda c: c["cases"]["linear_transformed"].pop("transform"), "fig8.case", "has no transform"),
-    (lambda c: c["fig5"].update(step_counts=[0, 2, 50]), "fig5.step_counts", "must include 1"),
-    (lambda c: c["fig5"].update(case="sphere"), "fig5.case", "allowed: n = 2"),
-    (lambda c: c["fig6"].update(cases=["linear_3d"]), "fig6.cases", "not in fig3.cases"),
-    (lambda c: c["fig4a"].update(case="gmm"), "fig4a.case", "allowed: a linear case"),
-    (lambda c: c["fig1"]["cases"].update(linear="linear"), "fig1.cases", "allowed: n = 3"),
-    (lambda c: c["claims"].update(made_up={}), "claims", "allowed keys"),
-    (lambda c: c["claims"]["fig4a_power_law"].update(comparison="roughly"), "claims.fig4a_power_law.comparison", "at_most"),
+    (lambda c: c["cases"]["linear_transformed"].pop("transform"), "onelayer.fig8.case", "has no transform"),
+    (lambda c: c["onelayer"]["fig5"].update(step_counts=[0, 2, 50]), "onelayer.fig5.step_counts", "must include 1"),
+    (lambda c: c["onelayer"]["fig5"].update(case="sphere"), "onelayer.fig5.case", "allowed: n = 2"),
+    (lambda c: c["onelayer"]["fig6"].update(cases=["linear_3d"]), "onelayer.fig6.cases", "not in onelayer.fig3.cases"),
+    (lambda c: c["onelayer"]["fig4a"].update(case="gmm"), "onelayer.fig4a.case", "allowed: a linear case"),
+    (lambda c: c["onelayer"]["fig1"]["cases"].update(linear="linear"), "onelayer.fig1.cases", "allowed: n = 3"),
+    (lambda c: c["onelayer"]["fig3"].update(models=["linear", "unknown"]), "onelayer.fig3.models", "'unknown' is not in linear, softmax"),
+    (lambda c: c["cases"]["sphere"]["corruption"].update(kind="all_tokens"), "onelayer.fig3.cases", "allowed: query"),
+    (lambda c: c["onelayer"]["claims"].update(made_up={}), "onelayer.claims", "made_up"),
+    (lambda c: c["onelayer"]["claims"]["fig4a_power_law"].update(comparison="roughly"), "onelayer.claims.fig4a_power_law.comparison", "at_most"),
+    (lambda c: c["onelayer"]["claims"]["fig3_gmm_softmax_beta"].update(case="linear_3d"), "onelayer.claims.fig3_gmm_softmax_beta.case",
+     "not in fig3.cases"),
+    (lambda c: c["onelayer"]["claims"]["fig8_linear_structure"].pop("model"), "onelayer.claims.fig8_linear_structure.model", "missing"),
+    (lambda c: c["leaderboard"]["extra_runs"].update(gmm=["ghost"]), "leaderboard.extra_runs.gmm", "'ghost' is not configured"),
+    (lambda c: (c["models"].update(deep={"architecture": "stacked_self_attention", "layers": 2}),
+                c["leaderboard"]["extra_runs"].update(gmm=["deep"])), "models.deep", "cannot denoise case 'gmm' with query corruption"),
 ]
 
 
@@ -91,11 +130,12 @@ def test_bad_config_names_key_and_allowed_values(schema, paper, mutate, key, all
     assert allowed in str(error.value)
 
 
-def test_readme_holds_the_current_config_table(repo, schema):
-    """The README's key table is exactly what scripts/config_table.py generates from the schema,
-    and it names every key reachable through `properties`."""
+def test_config_readme_is_generated_from_the_schema(repo, schema):
+    """config/README.md is exactly what scripts/config_table.py prints, names every key reachable
+    through `properties`, and describes a claim's fields once, not once per claim."""
     result = subprocess.run([sys.executable, str(repo / "scripts" / "config_table.py")], capture_output=True, text=True, check=True)
-    readme = (repo / "README.md").read_text()
-    assert result.stdout in readme, "README config table is stale: rerun scripts/config_table.py"
+    assert (repo / "config" / "README.md").read_text() == result.stdout, "config/README.md is stale: rerun scripts/config_table.py"
     for path, _ in walk({"properties": schema["properties"]}):  # the top-level tree, without $defs
-        assert f"`{path[1:]}`" in result.stdout, f"the table misses {path[1:]}"
+        if ".claims." not in path:
+            assert f"`{path[1:]}`" in result.stdout, f"the table misses {path[1:]}"
+    assert result.stdout.count(".paper_value`") == 1

@@ -4,15 +4,17 @@ import numpy as np
 import pytest
 import torch
 
-from icdenoise.energy import descent_path, descent_step, energy, energy_gradient
-from icdenoise.landscape import scaled_identity_mse
+from icdenoise.studies.onelayer.energy import descent_path, descent_step, energy, energy_gradient
+from icdenoise.studies.onelayer.landscape import scaled_identity_mse
 from icdenoise.models import SoftmaxAttention
 from icdenoise.tasks import Sphere
+
+from helpers import query_case
 
 
 @pytest.fixture
 def prompts():
-    return Sphere(n=3, d=1, radius=1.0, sigma_z_sq=0.1).sample(7, 12, seed=4)
+    return query_case(Sphere(n=3, d=1, radius=1.0), 0.1).sample(7, 12, seed=4)
 
 
 def test_energy_gradient_matches_autograd(prompts):
@@ -29,7 +31,7 @@ def test_one_step_with_gamma_alpha_is_the_softmax_attention_output(prompts):
     """Eq. 17 from s(0) = x̃ with γ = α equals eq. 12 with W_PV = α I, W_KQ = β I."""
     alpha, beta, n = 1.3, 10.0, prompts.query.shape[1]
     step = descent_step(prompts.context, prompts.query, alpha, beta, step_size=alpha)
-    model = SoftmaxAttention(beta * torch.eye(n, dtype=torch.float64)[None], alpha * torch.eye(n, dtype=torch.float64)[None])
+    model = SoftmaxAttention.from_weights(beta * torch.eye(n, dtype=torch.float64)[None], alpha * torch.eye(n, dtype=torch.float64)[None])
     with torch.no_grad():
         output = model(model.prepare(torch.tensor(prompts.context)), torch.tensor(prompts.query))[0].numpy()
     np.testing.assert_allclose(step, output, atol=1e-12)
@@ -49,7 +51,7 @@ def test_landscape_scan_matches_a_direct_loop_over_the_model(prompts):
     context = torch.tensor(prompts.context)
     for i, beta in enumerate(betas):
         for j, alpha in enumerate(alphas):
-            model = SoftmaxAttention(beta * torch.eye(n, dtype=torch.float64)[None], alpha * torch.eye(n, dtype=torch.float64)[None])
+            model = SoftmaxAttention.from_weights(beta * torch.eye(n, dtype=torch.float64)[None], alpha * torch.eye(n, dtype=torch.float64)[None])
             with torch.no_grad():
                 prediction = model(model.prepare(context), torch.tensor(prompts.query))[0].numpy()
             assert grid[i, j] == pytest.approx(np.mean((prediction - prompts.target) ** 2), rel=1e-10)

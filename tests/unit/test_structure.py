@@ -3,17 +3,17 @@
 import numpy as np
 import pytest
 
-from icdenoise.cases import sample_case, transform_matrix
-from icdenoise.structure import cosine_similarity, optimal_structure, structure_scale
+from icdenoise.cases import make_case, transform_matrix
+from icdenoise.studies.onelayer.structure import cosine_similarity, optimal_structure, structure_scale
 
 
 def test_optimal_key_query_is_the_least_squares_fit_at_large_context():
     """With W_PV = α A⁻¹ fixed, x̂ = α A⁻¹ C_Y W ỹ is linear in W_KQ = W. Its least-squares fit
     over many transformed prompts with L large is β (A Aᵀ)⁻¹ with α β = 1/(σ0² + σ_z²)."""
     n, sigma0_sq, sigma_z_sq, alpha = 4, 2.0, 1.0, 0.5
-    block = {"task": "linear", "n": n, "d": 2, "sigma0_sq": sigma0_sq, "sigma_z_sq": sigma_z_sq,
+    block = {"task": "linear", "n": n, "d": 2, "sigma0_sq": sigma0_sq, "corruption": {"kind": "query", "sigma_z_sq": sigma_z_sq},
              "transform": {"seed": 5, "condition_number": 3.0}}
-    prompts = sample_case(block, 3000, 4000, seed=9)
+    prompts = make_case(block).sample(3000, 4000, seed=9)
     matrix = transform_matrix(n, 5, 3.0)
     value = alpha * np.linalg.inv(matrix)
     second_moment = np.einsum("bli,blj->bij", prompts.context, prompts.context) / prompts.context.shape[1]

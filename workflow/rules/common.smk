@@ -1,13 +1,14 @@
-# Config validation (before any job is scheduled), output paths and the input/param functions.
+# Config validation (before any job is scheduled), output paths and the shared input/param functions.
 
 from pathlib import Path
 
-from icdenoise.config import load_yaml, validate_config
+from icdenoise.config import all_runs, load_schema, validate_config
 
-validate_config(config, load_yaml(Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"))
+validate_config(config, load_schema(Path(workflow.basedir) / "workflow" / "schemas"))
 
 CASES = list(config["cases"])
-MODELS = config["training"]["models"]
+MODELS = list(config["models"])
+RUNS = all_runs(config)  # every (case, model, L) some study or the leaderboard trains
 
 
 wildcard_constraints:
@@ -34,11 +35,12 @@ def dataset_path(case, L=None):
 
 
 def bayes_path(case, L=None):
+    """The closed-form baselines of a case on fresh prompts."""
     return f"results/bayes/{case}/L{L or context_length(case)}.parquet"
 
 
 def training_path(case, model, kind, L=None):
-    """kind: losses or weights. Figures 3, 4(a), 4(b), 6 and 7 share these runs."""
+    """kind: losses or weights. Every study and the leaderboard share these runs."""
     return f"results/train/{case}/L{L or context_length(case)}/{model}/{kind}.parquet"
 
 
@@ -46,7 +48,17 @@ def training_paths(kind, cases, models):
     return [training_path(case, model, kind) for case in cases for model in models]
 
 
-def get_task_params(wildcards):
+def trained_scores_path(case):
+    """The trained models of a case at its own L, scored on the evaluation's fresh prompts."""
+    return f"results/trained_scores/{case}/L{context_length(case)}.parquet"
+
+
+def models_trained_at(case, L):
+    """The models with a run on this case at context length L, in config order."""
+    return [model for model in MODELS if (case, model, int(L)) in RUNS]
+
+
+def get_case_params(wildcards):
     """This case's block without L (L is the wildcard), so that editing another case, or this
     case's L, re-runs nothing that does not depend on it."""
     return canonical({key: value for key, value in config["cases"][wildcards.case].items() if key != "L"})
@@ -54,50 +66,17 @@ def get_task_params(wildcards):
 
 def get_training_params(wildcards):
     """The training block with this case's number of epochs in place of the per-case map."""
-    training = {key: value for key, value in config["training"].items() if key not in ("epochs", "models")}
+    training = {key: value for key, value in config["training"].items() if key != "epochs"}
     return canonical({**training, "epochs": config["training"]["epochs"][wildcards.case]})
 
 
 def get_training_priority(wildcards):
     """Start the costliest training jobs first: cost ∝ epochs × (L for softmax, n for linear,
     whose features are the n×n context second moment). Only the order of priorities matters."""
-    width = int(wildcards.L) if wildcards.model == "softmax" else config["cases"][wildcards.case]["n"]
+    architecture = config["models"][wildcards.model]["architecture"]
+    width = int(wildcards.L) if architecture != "linear" else config["cases"][wildcards.case]["n"]
     return 10 + config["training"]["epochs"][wildcards.case] * width
 
 
 def get_training_gpus(wildcards):
     return 1 if config["training"]["device"] == "cuda" else 0
-
-
-def get_fig3_inputs(wildcards):
-    cases, models = config["fig3"]["cases"], config["fig3"]["models"]
-    return {
-        "losses": training_paths("losses", cases, models),
-        "weights": training_paths("weights", cases, models),
-        "bayes": [bayes_path(case) for case in cases],
-    }
-
-
-def get_fig4a_inputs(wildcards):
-    fig4a = config["fig4a"]
-    lengths = fig4a["context_lengths"]
-    return {
-        "datasets": [dataset_path(fig4a["case"], L) for L in lengths],
-        "losses": [training_path(fig4a["case"], fig4a["model"], "losses", L) for L in lengths],
-        "weights": [training_path(fig4a["case"], fig4a["model"], "weights", L) for L in lengths],
-        "bayes": [bayes_path(fig4a["case"], L) for L in lengths],
-    }
-
-
-def get_fig1_inputs(wildcards):
-    panels = config["fig1"]["cases"]
-    return {
-        "datasets": [dataset_path(case) for case in panels],
-        "weights": [training_path(case, model, "weights") for case, model in panels.items()],
-        "losses": [training_path(case, model, "losses") for case, model in panels.items()],
-    }
-
-
-def get_fig8_inputs(wildcards):
-    fig8 = config["fig8"]
-    return {"weights": [training_path(fig8["case"], model, "weights") for model in fig8["models"]]}

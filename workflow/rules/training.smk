@@ -1,5 +1,5 @@
 rule train_ensemble:
-    """All seeds of one attention model (eq. 11 or 12) on one case's dataset, trained together."""
+    """All seeds of one configured model on one case's dataset, trained together (Adam, MSE/n)."""
     input:
         "results/datasets/{case}/L{L}.parquet",
     output:
@@ -7,6 +7,7 @@ rule train_ensemble:
         weights="results/train/{case}/L{L}/{model}/weights.parquet",
     params:
         training=get_training_params,
+        model=lambda wildcards: canonical(config["models"][wildcards.model]),
     log:
         "logs/train_ensemble/{case}_L{L}_{model}.log",
     benchmark:

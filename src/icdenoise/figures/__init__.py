@@ -1,1 +1,0 @@
-"""Figure builders: each reads tidy Parquet tables and returns a table or a matplotlib figure."""

@@ -1,0 +1,28 @@
+LEADERBOARD_TRAINED = [case for case in CASES if models_trained_at(case, context_length(case))]
+
+
+rule build_leaderboard:
+    """Every denoiser on every configured case it applies to, on the same fresh prompts per case."""
+    input:
+        bayes=[bayes_path(case) for case in CASES],
+        trained=[trained_scores_path(case) for case in LEADERBOARD_TRAINED],
+    output:
+        table="figures/leaderboard.parquet",
+        text=report("figures/leaderboard.md", caption="../report/leaderboard.rst", category="Leaderboard"),
+    params:
+        cases=canonical(config["cases"]),
+        order=CASES,
+    log:
+        "logs/build_leaderboard.log",
+    benchmark:
+        "benchmarks/build_leaderboard.tsv"
+    conda:
+        "../envs/icdenoise.yaml"
+    script:
+        "../scripts/build_leaderboard.py"
+
+
+rule leaderboard:
+    """Target: figures/leaderboard.{md,parquet}."""
+    input:
+        rules.build_leaderboard.output,

@@ -1,0 +1,11 @@
+"""Rule plot_fig1."""
+
+import pandas as pd
+
+from icdenoise.joblog import configure_job_logging
+from icdenoise.plotting import save_figure
+from icdenoise.studies.onelayer.plots.fig1 import render
+
+log = configure_job_logging(snakemake.log[0], "plot_fig1")
+save_figure(render(pd.read_parquet(snakemake.input[0]), snakemake.params.tasks), snakemake.output[0])
+log.info("wrote %s", snakemake.output[0])
