@@ -3,11 +3,9 @@
 from icdenoise.artifacts import write_parquet
 from icdenoise.evaluation import evaluate_closed_forms
 from icdenoise.joblog import configure_job_logging
-from icdenoise.runtime import use_threads
 
 case, context_length = snakemake.wildcards.case, int(snakemake.wildcards.L)
 log = configure_job_logging(snakemake.log[0], f"evaluate_bayes {case} L={context_length}")
-use_threads(snakemake.threads)
 block, evaluation = snakemake.params.case, snakemake.params.evaluation
 
 table = evaluate_closed_forms(case, block, context_length, evaluation["n_prompts"], evaluation["seed"], evaluation["chunk_size"])
