@@ -3,6 +3,11 @@
 # `snakemake --cores 2 leaderboard` the common leaderboard, and `snakemake --cores 2` (rule all) everything.
 # Shared stages first (datasets, training, evaluation, leaderboard), then one folder of rules per study.
 
+from icdenoise.config import load_yaml
+
+load_yaml("config/config.yaml")  # a YAML error names the file and line; Snakemake's own message names neither
+
+
 configfile: "config/config.yaml"
 
 

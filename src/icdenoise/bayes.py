@@ -50,13 +50,32 @@ def linear_posterior_mean(query: np.ndarray, basis: np.ndarray, sigma0_sq: float
     return linear_shrinkage(sigma0_sq, sigma_z_sq) * np.einsum("bnd,bd->bn", basis, coordinates)
 
 
+LARGE_KAPPA = 1e6  # above it the Bessel ratio uses its asymptotic series (scipy's ive returns NaN beyond ~1e9)
+
+
+def bessel_ratio(order: float, kappa: np.ndarray) -> np.ndarray:
+    """I_{ν+1}(κ) / I_ν(κ) for κ ≥ 0, stable for any finite κ.
+
+    Exponentially scaled Bessel functions below `LARGE_KAPPA`; above it the asymptotic series
+    1 − (2ν+1)/(2κ) + (2ν+1)(2ν−1)/(8κ²), whose next term is O(κ⁻³) < 1e-17 there.
+    """
+    kappa = np.asarray(kappa, dtype=float)
+    large = kappa > LARGE_KAPPA
+    small = np.where(large, 1.0, kappa)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        direct = ive(order + 1, small) / ive(order, small)
+        inverse = 1.0 / kappa
+    series = 1 - (2 * order + 1) / 2 * inverse + (2 * order + 1) * (2 * order - 1) / 8 * inverse**2
+    return np.where(large, series, direct)
+
+
 def sphere_posterior_mean(
     query: np.ndarray, basis: np.ndarray, radius: np.ndarray, sigma_z_sq: float, sphere_dim: int | None = None
 ) -> np.ndarray:
     """Eq. 6: E[X | X̃] = I_{(d+1)/2}(κ) / I_{(d-1)/2}(κ) · R · P x̃ / ‖P x̃‖, κ = R ‖P x̃‖ / σ_z².
 
     Here d is the sphere's dimension and basis (N, n, d+1) spans its subspace. The Bessel ratio
-    uses exponentially scaled functions (the scalings cancel), so large κ does not overflow.
+    (`bessel_ratio`) stays finite for any finite κ, so a tiny σ_z² is valid.
     `sphere_dim` overrides d in the Bessel orders only (to reproduce the authors' orders).
     """
     sphere_dim = basis.shape[2] - 1 if sphere_dim is None else sphere_dim
@@ -64,7 +83,7 @@ def sphere_posterior_mean(
     coordinates = np.einsum("bnd,bn->bd", basis, query)
     norm = np.linalg.norm(coordinates, axis=1)
     kappa = radius * norm / sigma_z_sq
-    ratio = ive((sphere_dim + 1) / 2, kappa) / ive((sphere_dim - 1) / 2, kappa)
+    ratio = bessel_ratio((sphere_dim - 1) / 2, kappa)
     direction = np.einsum("bnd,bd->bn", basis, coordinates) / norm[:, None]
     return (ratio * radius)[:, None] * direction
 

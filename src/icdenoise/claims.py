@@ -76,8 +76,14 @@ def markdown_cell(text) -> str:
     return str(text).replace("|", "\\|")
 
 
-def markdown(table: pd.DataFrame, title: str, built_by: str) -> str:
-    """A readable ledger: a summary line and one table row per claim."""
+def built_from(sources: dict) -> str:
+    """One line naming the config files (with their hashes) and the merged config's digest."""
+    files = ", ".join(f"`{entry['file']}` (sha256 {entry['sha256'][:12]})" for entry in sources["files"])
+    return f"Config: {files}; merged config sha256 {sources['merged_sha256'][:12]}."
+
+
+def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> str:
+    """A readable ledger: a summary line, the config it was built from, and one table row per claim."""
     passed = int(table["passed"].sum())
     failed = len(table) - passed
     lines = [
@@ -85,6 +91,8 @@ def markdown(table: pd.DataFrame, title: str, built_by: str) -> str:
         "",
         f"{passed} of {len(table)} claims reproduce; {failed} {'does' if failed == 1 else 'do'} not. Ours: mean [min, max] over seeds where "
         f"there are seeds. Built by `{built_by}` from the pipeline's Parquet tables.",
+        "",
+        built_from(sources),
         "",
         "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance |",
         "|---|---|---|---|---|---|---|---|",

@@ -3,20 +3,24 @@
 The schema is `workflow/schemas/config.schema.yaml` (the shared blocks) plus one file per study in
 `workflow/schemas/studies/`, each giving the schema of that study's block; `load_schema` merges
 them. `validate_config` reports every problem at once, each naming the offending key by its dotted
-path and saying what is allowed: the schema's, then the cross-key checks of the shared blocks and
-of every study.
+path and saying what is allowed: non-finite numbers, the schema's problems (integers must be
+integers: 4.0 is refused), the cross-key checks of the shared blocks and of every study, the device,
+and a pre-flight estimate of the largest job's memory.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import math
+
 import jsonschema
 import yaml
 
 from .architectures import DENOISES
 from .corruptions import CORRUPTIONS
-from .studies import STUDIES, Run
+from .studies import Run
+from .studies.registry import STUDIES
 
 
 class ConfigError(ValueError):
@@ -24,8 +28,16 @@ class ConfigError(ValueError):
 
 
 def load_yaml(path: str | Path) -> dict:
-    with open(path) as handle:
-        return yaml.safe_load(handle)
+    """A YAML file's content; a syntax error becomes a ConfigError naming the file and the line."""
+    try:
+        with open(path) as handle:
+            return yaml.safe_load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} not found") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        raise ConfigError(f"{where}: not valid YAML ({getattr(error, 'problem', None) or error})") from None
 
 
 def load_schema(schema_dir: str | Path) -> dict:
@@ -59,7 +71,7 @@ def _allowed(error: jsonschema.ValidationError) -> str:
     if error.validator == "required":
         return "required keys: " + ", ".join(schema["required"])
     bounds = [
-        f"{symbol} {schema[key]}"
+        f"{symbol} {schema[key]:g}" if isinstance(schema[key], float) else f"{symbol} {schema[key]}"
         for key, symbol in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
         if key in schema
     ]
@@ -68,8 +80,30 @@ def _allowed(error: jsonschema.ValidationError) -> str:
     return f"allowed: {kind} {text}".rstrip() if kind or text else ""
 
 
+def _strict_integer(checker, instance) -> bool:
+    """An integer is an int, not a float with no fractional part (4.0) and not a bool."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+VALIDATOR = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _strict_integer),
+)
+
+
+def nonfinite_problems(node, path: tuple = ()) -> list[str]:
+    """Every NaN or ±inf in the config, by key: no job ever sees one."""
+    if isinstance(node, dict):
+        return [problem for key, value in node.items() for problem in nonfinite_problems(value, (*path, key))]
+    if isinstance(node, list):
+        return [problem for index, value in enumerate(node) for problem in nonfinite_problems(value, (*path, index))]
+    if isinstance(node, float) and not math.isfinite(node):
+        return [f"{_dotted(path)}: {node} is not a finite number (allowed: a finite number)"]
+    return []
+
+
 def schema_problems(config: dict, schema: dict) -> list[str]:
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = VALIDATOR(schema)
     problems = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         key = _dotted(error.absolute_path)
@@ -117,8 +151,7 @@ def _run_problems(config: dict) -> list[str]:
     return sorted(set(problems), key=problems.index)
 
 
-def relation_problems(config: dict) -> list[str]:
-    """Constraints between keys that a JSON schema cannot express."""
+def _shared_block_problems(config: dict) -> list[str]:
     problems = [problem for name, block in config["cases"].items() for problem in _case_problems(name, block)]
     dataset, training, evaluation = config["dataset"], config["training"], config["evaluation"]
     if dataset["n_train"] >= dataset["n_prompts"]:
@@ -136,21 +169,88 @@ def relation_problems(config: dict) -> list[str]:
             f"evaluation.seed: {evaluation['seed']} equals dataset.seed, so the 'fresh' prompts would repeat the dataset "
             "(allowed: any other seed)"
         )
-    for study in STUDIES.values():
-        problems += study.problems(config)
-    if not problems:
-        problems += _run_problems(config)
     return problems
 
 
-def validate_config(config: dict, schema: dict) -> None:
-    """Raise ConfigError naming every bad key, or return silently if `config` is valid."""
-    problems = schema_problems(config, schema)
+def relation_problems(config: dict) -> list[str]:
+    """Constraints between keys that a JSON schema cannot express. Each group of checks runs on its own:
+    a group that cannot run because its keys are malformed is skipped (the schema has named them)."""
+    checks = [_shared_block_problems, *(study.problems for study in STUDIES.values()), _run_problems]
+    problems = []
+    for check in checks:
+        try:
+            problems += check(config)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            continue
+    return problems
+
+
+def device_problems(config: dict, local_execution: bool) -> list[str]:
+    """`device: cuda` needs a GPU that torch sees, when jobs run on this machine (a cluster's login node
+    has none, and its GPU jobs ask the scheduler for one). torch is imported only in that case."""
+    if config["training"]["device"] != "cuda" or not local_execution:
+        return []
+    import torch
+
+    if torch.cuda.is_available():
+        return []
+    return ["training.device: cuda, but torch sees no CUDA GPU on this machine (allowed here: auto or cpu)"]
+
+
+def memory_problems(config: dict, available_mb: float) -> list[str]:
+    """The largest job's estimated peak memory must fit in `available_mb`."""
+    from .resources import largest_job
+
+    job = largest_job(config, all_runs(config))
+    if job.megabytes <= available_mb:
+        return []
+    return [f"{job.job}: needs an estimated {job.megabytes:,.0f} MB of memory, more than this machine's {available_mb:,.0f} MB "
+            "(allowed: fewer prompts, a shorter L or a smaller n, or evaluation.chunk_size for the evaluations)"]
+
+
+def validate_config(config: dict, schema: dict, local_execution: bool = False, available_mb: float | None = None) -> None:
+    """Raise ConfigError naming every bad key, or return silently if `config` is valid.
+
+    local_execution: jobs run on this machine (check the device); available_mb: this machine's memory
+    (check the largest job against it)."""
+    problems = nonfinite_problems(config) + schema_problems(config, schema)
+    problems += relation_problems(config)
     if not problems:
-        problems = relation_problems(config)
+        problems += device_problems(config, local_execution)
+        if available_mb is not None:
+            problems += memory_problems(config, available_mb)
+    problems = list(dict.fromkeys(problems))
     if problems:
         listing = "\n".join(f"  - {problem}" for problem in problems)
         raise ConfigError(f"invalid configuration ({len(problems)} problem{'s' * (len(problems) > 1)}):\n{listing}")
+
+
+def config_sources(configfiles, config: dict, workdir: Path) -> dict:
+    """The config files a run merged, with their content hashes, and the digest of the merged config:
+    what a ledger and the report say they were built from."""
+    from .artifacts import config_digest, sha256_file
+
+    files = []
+    for path in map(Path, configfiles):
+        shown = path.resolve().relative_to(workdir.resolve()) if path.resolve().is_relative_to(workdir.resolve()) else path
+        files.append({"file": str(shown), "sha256": sha256_file(path)})
+    return {"files": files, "merged_sha256": config_digest(config)}
+
+
+def built_config_problems(tables, merged_sha256: str) -> list[str]:
+    """For `snakemake --report`: every given table must have been written under the config given now."""
+    from .artifacts import read_metadata
+
+    problems = []
+    for table in map(Path, tables):
+        if table.is_file():
+            built = read_metadata(table).get("config_sha256")
+            if built != merged_sha256:
+                sources = read_metadata(table)["params"]["params"].get("config_sources", {})
+                names = " + ".join(entry["file"] for entry in sources.get("files", [])) or "another config"
+                problems.append(f"{table}: built from {names} (merged config {str(built)[:12]}), not from the config given now "
+                                f"({merged_sha256[:12]}); give the same --configfile to --report, or rebuild")
+    return problems
 
 
 def registry_names() -> dict[str, set[str]]:

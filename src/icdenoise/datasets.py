@@ -42,9 +42,10 @@ def prompts_table(prompts: Prompts, n_train: int) -> tuple[pa.Table, dict[str, l
     return pa.table(columns), shapes
 
 
-def write_dataset(prompts: Prompts, n_train: int, path, params: dict) -> None:
+def write_dataset(prompts: Prompts, n_train: int, path, params: dict, config: dict | None = None) -> None:
+    """The prompts as Parquet, with `params` (and the arrays' shapes) and the config in the metadata."""
     table, shapes = prompts_table(prompts, n_train)
-    write_parquet(table, path, {**params, "shapes": shapes, "n_train": n_train})
+    write_parquet(table, path, {**params, "shapes": shapes, "n_train": n_train}, config=config)
 
 
 def read_dataset(path) -> tuple[Prompts, np.ndarray]:

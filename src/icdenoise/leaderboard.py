@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .claims import markdown_cell
+from .claims import built_from, markdown_cell
 
 BAYES_ESTIMATOR = "oracle"  # the Bayes posterior mean with the true task, registered for every task
 
@@ -39,12 +39,12 @@ def leaderboard_table(closed_forms: pd.DataFrame, trained: pd.DataFrame, cases: 
     return table.reset_index(drop=True)
 
 
-def markdown(table: pd.DataFrame) -> str:
+def markdown(table: pd.DataFrame, sources: dict) -> str:
     """One section per case: its denoisers from best to worst."""
     lines = ["# Leaderboard", "",
              "MSE / n on the same fresh prompts per case (never the training data); trained ensembles: mean over seeds "
              "[min, max]. Ratio: MSE over the case's Bayes posterior mean (`oracle`) on the same prompts. Built by "
-             "`snakemake leaderboard`.", ""]
+             "`snakemake leaderboard`.", "", built_from(sources), ""]
     for case, rows in table.groupby("case", sort=False):
         first = rows.iloc[0]
         lines += [f"## {case} ({first['task']} task, {first['corruption']} corruption, L = {first['L']})", "",

@@ -231,6 +231,6 @@ def load_trained(path, stage: str = "final"):
     from .artifacts import read_metadata
     from .denoisers import TrainedEnsemble
 
-    architecture = read_metadata(path)["params"]["model_block"]["architecture"]
+    architecture = read_metadata(path)["params"]["params"]["model"]["architecture"]  # rule train_ensemble's params.model
     seeds, model = MODELS[architecture].from_frame(pq.read_table(path).to_pandas(), stage)
     return TrainedEnsemble(model, tuple(seeds))

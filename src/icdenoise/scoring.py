@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .cases import Case
+from .cases import Case, make_case
 from .denoisers import Denoiser
 from .prompts import Prompts
 
@@ -73,3 +73,15 @@ def score_on_fresh_prompts(
             chunks[name].append(errors)
         log.info("scored %d/%d fresh prompts", start + prompts.n_prompts, n_prompts)
     return summarise_errors(denoisers, {name: np.concatenate(parts, axis=1) for name, parts in chunks.items()})
+
+
+def evaluate_denoisers(
+    case_name: str, block: dict, context_length: int, denoisers: dict[str, Denoiser], n_prompts: int, seed: int, chunk_size: int
+) -> pd.DataFrame:
+    """Any denoisers (e.g. trained ensembles) on the same fresh prompts as `evaluate_closed_forms`.
+    Columns: case, estimator, [seed,] mse, sem, n_prompts, L."""
+    case = make_case(block)
+    table = score_on_fresh_prompts(denoisers, case, context_length, n_prompts, seed, chunk_size)
+    table.insert(0, "case", case_name)
+    table["L"] = context_length
+    return table

@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (prediction (S, B, ...), target) → (S,)
 
 
+class TrainingDiverged(FloatingPointError):
+    """A recorded loss is NaN or infinite: the run names the seeds and the step."""
+
+
 @dataclass(frozen=True)
 class TrainingSettings:
     epochs: int
@@ -84,8 +88,12 @@ def train_ensemble(
     settings: TrainingSettings,
     device: torch.device,
     loss: Loss = squared_error_per_seed,
+    run: str = "training",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train every seed's model on the same data; return (losses, weights) in long format.
+
+    `run` names the run in logs and errors. A non-finite recorded loss stops training with
+    TrainingDiverged, naming the run, the seeds and the step of the record (every `record_every` steps).
 
     losses: columns seed, step, epoch (fractional: step / steps per epoch), split (train|test), mse.
     weights: the model's `to_frame` of the initial and the final parameters.
@@ -106,11 +114,17 @@ def train_ensemble(
 
     def record(step: int) -> None:
         with torch.no_grad():
-            recorded_steps.append(step)
-            recorded_losses.append(torch.stack([
+            values = torch.stack([
                 loss(model(features, split.query), split.target)
                 for features, split in ((train_features, train), (test_features, test))
-            ]))
+            ])
+        finite = torch.isfinite(values).all(dim=0)
+        if not bool(finite.all()):
+            diverged = [seed for seed, ok in zip(seeds, finite.tolist()) if not ok]
+            raise TrainingDiverged(f"{run}: the loss of seed(s) {diverged} is not finite at step {step} "
+                                   f"(epoch {step / steps_per_epoch:.2f}); lower the learning rate or check the data")
+        recorded_steps.append(step)
+        recorded_losses.append(values)
 
     started = time.perf_counter()
     step = 0
@@ -130,7 +144,7 @@ def train_ensemble(
             train_loss, test_loss = recorded_losses[-1]
             log.info(
                 "%s: epoch %d/%d, step %d, mean over %d seeds: train loss %.4f, test loss %.4f (%.1fs)",
-                model.architecture, epoch + 1, settings.epochs, step, len(seeds),
+                run, epoch + 1, settings.epochs, step, len(seeds),
                 train_loss.mean().item(), test_loss.mean().item(), time.perf_counter() - started,
             )
     if step % settings.record_every != 0:

@@ -222,7 +222,18 @@ def test_report_is_built(smoke_run):
     assert result.returncode == 0, result.stderr[-4000:]
     html = (smoke_run / "report.html").read_text()
     assert "Figure 3 of Smart" in html and "L = 20 in the linear case" in html
+    assert "Built from config/config.yaml + config/smoke.yaml" in html
     for caption in ("Figure 1(b) of Smart", "Figure 2 of Smart", "Figure 4(a) of Smart", "Figure 4(b) of Smart",
                     "Figure 5 of Smart", "Figure 6 of Smart", "Figure 7 of Smart", "Figure 8 of Smart", "The claims ledger",
                     "The common leaderboard"):
         assert caption in html, caption
+
+
+def test_the_ledger_names_its_config_and_the_report_refuses_another(smoke_run):
+    text = (smoke_run / "figures" / "claims.md").read_text()
+    assert "Config: `config/config.yaml` (sha256 " in text and "`config/smoke.yaml` (sha256 " in text
+    result = subprocess.run([SNAKEMAKE, "--report", "other.html", "--cores", "1"], cwd=smoke_run, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode != 0 and not (smoke_run / "other.html").exists()
+    assert "figures/claims.parquet: built from config/config.yaml + config/smoke.yaml" in result.stderr
+    assert "give the same --configfile to --report" in result.stderr

@@ -13,14 +13,56 @@ from icdenoise.tasks import GaussianMixture
 from helpers import all_token_case, query_case
 
 
-def test_metadata_records_params_version_and_commit(tmp_path):
+def test_metadata_records_params_versions_commit_config_and_inputs(tmp_path):
+    source = tmp_path / "source.parquet"
+    artifacts.write_parquet(pd.DataFrame({"x": [1.0]}), source, {"rule": "upstream"})
     path = tmp_path / "table.parquet"
-    artifacts.write_parquet(pd.DataFrame({"x": [1.0, 2.0]}), path, {"case": "linear", "seed": 3})
+    artifacts.write_parquet(pd.DataFrame({"x": [1.0, 2.0]}), path, {"case": "linear", "seed": 3}, inputs=[source],
+                            config={"b": 1, "a": [2.0]})
     metadata = artifacts.read_metadata(path)
     assert metadata["params"] == {"case": "linear", "seed": 3}
     assert metadata["package_version"] == icdenoise.__version__
-    assert metadata["torch_version"].startswith("2.13.0")
+    assert metadata["library_versions"]["torch"].startswith("2.13.0") and metadata["library_versions"]["numpy"]
     assert len(metadata["git_commit"]) == 40 or metadata["git_commit"] == "unknown"
+    assert metadata["git_dirty"] in (True, False, None)
+    assert metadata["config_sha256"] == artifacts.config_digest({"a": [2.0], "b": 1})  # key order does not matter
+    (record,) = metadata["inputs"]
+    assert record["sha256"] == artifacts.sha256_file(source)
+    assert record["provenance_sha256"] == artifacts.sha256_bytes(pq.read_schema(source).metadata[artifacts.METADATA_KEY])
+
+
+def test_git_state_flags_a_dirty_tree_and_hashes_its_diff(tmp_path, monkeypatch):
+    subprocess = pytest.importorskip("subprocess")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    run = lambda *args: subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    run("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x")
+    (repo / "f.txt").write_text("one\n")
+    run("add", "f.txt")
+    run("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "f")
+    monkeypatch.setattr(artifacts, "SOURCE", repo)
+    artifacts.git_state.cache_clear()
+    clean = artifacts.git_state()
+    (repo / "f.txt").write_text("two\n")
+    artifacts.git_state.cache_clear()
+    dirty = artifacts.git_state()
+    (repo / "f.txt").write_text("three\n")
+    artifacts.git_state.cache_clear()
+    other = artifacts.git_state()
+    artifacts.git_state.cache_clear()
+    assert clean["git_dirty"] is False and clean["git_diff_sha256"] is None
+    assert dirty["git_dirty"] is True and dirty["git_commit"] == clean["git_commit"]
+    assert dirty["git_diff_sha256"] != other["git_diff_sha256"]
+
+
+def test_read_frames_names_the_file_with_a_missing_value(tmp_path):
+    good, bad = tmp_path / "good.parquet", tmp_path / "bad.parquet"
+    artifacts.write_parquet(pd.DataFrame({"mse": [0.1, 0.2], "note": [None, "x"]}), good, {})
+    artifacts.write_parquet(pd.DataFrame({"mse": [0.1, np.nan]}), bad, {})
+    assert len(artifacts.read_frames([good], finite=["mse"])) == 2  # only the named columns must be finite
+    with pytest.raises(artifacts.MissingValues, match="bad.parquet: column 'mse' has 1 missing or non-finite"):
+        artifacts.read_frames([good, bad], finite=["mse"])
 
 
 def test_failed_write_leaves_nothing_behind(tmp_path, monkeypatch):

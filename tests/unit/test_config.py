@@ -86,7 +86,13 @@ def test_model_classes_and_their_corruptions_are_one_registry():
 BAD = [
     (lambda c: c["cases"]["linear"].update(d=20), "cases.linear.d", "1 ≤ d ≤ n"),
     (lambda c: c["cases"]["sphere"].update(d=16), "cases.sphere.d", "d ≤ n − 1"),
-    (lambda c: c["cases"]["gmm"].update(sigma0_sq=-1.0), "cases.gmm.sigma0_sq", "> 0"),
+    (lambda c: c["cases"]["gmm"].update(sigma0_sq=-1.0), "cases.gmm.sigma0_sq", "≥ 1e-12"),
+    (lambda c: c["cases"]["gmm"]["corruption"].update(sigma_z_sq=float("nan")), "cases.gmm.corruption.sigma_z_sq", "not a finite number"),
+    (lambda c: c["cases"]["sphere"].update(radius=float("inf")), "cases.sphere.radius", "inf is not a finite number"),
+    (lambda c: c["cases"]["sphere"]["corruption"].update(sigma_z_sq=1e-300), "cases.sphere.corruption.sigma_z_sq", "≥ 1e-12"),
+    (lambda c: c["cases"]["linear"].update(n=4.0), "cases.linear.n", "4.0 is not of type 'integer'"),
+    (lambda c: c["cases"]["linear"].update(L=20.0), "cases.linear.L", "20.0 is not of type 'integer'"),
+    (lambda c: c["training"].update(seeds=[0, True]), "training.seeds.1", "is not of type 'integer'"),
     (lambda c: c["cases"].update(torus={"task": "torus", "n": 3}), "cases.torus.task", "linear, sphere, gmm"),
     (lambda c: c["cases"].update(Bad_Name=c["cases"]["linear"]), "cases", "^[a-z][a-z0-9_]*$"),
     (lambda c: c["cases"]["linear"].update(K=3), "cases.linear", "allowed keys"),
@@ -139,3 +145,43 @@ def test_config_readme_is_generated_from_the_schema(repo, schema):
         if ".claims." not in path:
             assert f"`{path[1:]}`" in result.stdout, f"the table misses {path[1:]}"
     assert result.stdout.count(".paper_value`") == 1
+
+
+def test_every_problem_is_reported_at_once(schema, paper):
+    """A schema problem, a cross-key problem of the shared blocks and one of the study, in one message."""
+    config = copy.deepcopy(paper)
+    config["cases"]["linear"]["corruption"]["sigma_z_sq"] = float("nan")
+    config["training"]["batch_size"] = 5000
+    config["onelayer"]["fig5"]["step_counts"] = [0, 2]
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema)
+    message = str(error.value)
+    assert message.startswith("invalid configuration (3 problems)")
+    for key in ("cases.linear.corruption.sigma_z_sq", "training.batch_size", "onelayer.fig5.step_counts"):
+        assert f"{key}:" in message
+
+
+def test_a_job_too_large_for_the_machine_is_refused_with_its_estimate(schema, paper):
+    config = copy.deepcopy(paper)
+    config["cases"]["gmm"].update(n=4096, L=100000)
+    with pytest.raises(ConfigError, match=r"\(case gmm, L = 100000\): needs an estimated [\d,]+ MB"):
+        validate_config(config, schema, available_mb=24_000)
+    validate_config(paper, schema, available_mb=24_000)  # the paper's largest job fits easily
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="needs a machine without CUDA")
+def test_cuda_without_a_gpu_is_refused_for_local_runs_only(schema, paper):
+    config = copy.deepcopy(paper)
+    config["training"]["device"] = "cuda"
+    with pytest.raises(ConfigError, match="training.device: cuda, but torch sees no CUDA GPU"):
+        validate_config(config, schema, local_execution=True)
+    validate_config(config, schema, local_execution=False)  # a cluster's GPU nodes are not this machine
+
+
+def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("cases:\n  linear: {task: linear,\n  sphere: 1\n")
+    with pytest.raises(ConfigError, match=r"broken.yaml, line \d+, column \d+: not valid YAML"):
+        load_yaml(path)
+    with pytest.raises(ConfigError, match="missing.yaml not found"):
+        load_yaml(tmp_path / "missing.yaml")

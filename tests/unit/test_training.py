@@ -71,3 +71,14 @@ def test_a_multi_layer_model_trains_on_all_token_corruption_without_changes_to_t
     test = losses[losses["split"] == "test"].groupby("step")["mse"].mean()
     assert test.iloc[-1] < 0.8 * test.iloc[0]
     assert set(weights["matrix"]) == {"W_KQ_1", "W_PV_1", "W_KQ_2", "W_PV_2"}
+
+
+def test_a_diverging_run_fails_naming_the_run_the_seed_and_the_step(splits):
+    """A float32 overflow in one seed's loss stops training at the first record that sees it."""
+    from icdenoise.training import TrainingDiverged
+
+    train, test = splits
+    poisoned = Split(train.context, train.query, train.target * 1e30)  # squared errors of 1e60 overflow float32
+    with pytest.raises(TrainingDiverged, match=r"case x, model y: the loss of seed\(s\) \[0, 1\] is not finite at step 0"):
+        train_ensemble(LinearAttention.initialise([0, 1], 4), poisoned, test, [0, 1], SETTINGS, torch.device("cpu"),
+                       run="case x, model y")

@@ -1,10 +1,27 @@
 # Config validation (before any job is scheduled), output paths and the shared input/param functions.
 
+import sys
 from pathlib import Path
 
-from icdenoise.config import all_runs, load_schema, validate_config
+from icdenoise.codedeps import script_dependencies
+from icdenoise.config import ConfigError, all_runs, built_config_problems, config_sources, load_schema, validate_config
+from icdenoise.resources import machine_memory_mb
 
-validate_config(config, load_schema(Path(workflow.basedir) / "workflow" / "schemas"))
+validate_config(
+    config,
+    load_schema(Path(workflow.basedir) / "workflow" / "schemas"),
+    local_execution=workflow.local_exec,
+    available_mb=machine_memory_mb() if workflow.local_exec else None,
+)
+
+CONFIG_SOURCES = config_sources(  # named by the ledgers and the report, in merge order
+    ["config/config.yaml", *workflow.overwrite_configfiles], config, Path.cwd()
+)
+REPORTED_TABLES = ["figures/claims.parquet", "figures/leaderboard.parquet"]  # built last, from the whole config
+if any(argument == "--report" or argument.startswith("--report=") for argument in sys.argv):
+    problems = built_config_problems(REPORTED_TABLES, CONFIG_SOURCES["merged_sha256"])
+    if problems:
+        raise ConfigError("the report would caption figures built from another config:\n" + "\n".join(f"  - {p}" for p in problems))
 
 CASES = list(config["cases"])
 MODELS = list(config["models"])
@@ -15,6 +32,12 @@ wildcard_constraints:
     case="|".join(CASES),
     model="|".join(MODELS),
     L=r"\d+",
+
+
+def code(script):
+    """The package modules that a rule's script imports, directly or not (icdenoise.codedeps): as the
+    rule's input `code`, editing one re-runs exactly the jobs that use it, and -n names the file."""
+    return script_dependencies(Path(workflow.basedir) / "workflow" / "scripts" / script)
 
 
 def canonical(block):

@@ -1,6 +1,8 @@
 rule sample_prompts:
     """One fixed dataset per case and context length: the task's clean tokens, corrupted by the case's
     corruption; shared by every seed and model (PROTOCOL: Conventions)."""
+    input:
+        code=code("sample_prompts.py"),
     output:
         "results/datasets/{case}/L{L}.parquet",
     params:

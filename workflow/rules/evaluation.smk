@@ -1,6 +1,8 @@
 rule evaluate_bayes:
     """Every closed form that applies to the case - Bayes posterior means (eqs. 3, 6, 7, 8), plug-ins,
     the attention forms of eqs. 10 and 13, the zero predictor - on fresh prompts (Sec. 2.3)."""
+    input:
+        code=code("evaluate_bayes.py"),
     output:
         "results/bayes/{case}/L{L}.parquet",
     params:
@@ -21,6 +23,7 @@ rule evaluate_trained:
     """Every model trained on the case at this L, scored per seed on the same fresh prompts as evaluate_bayes."""
     input:
         weights=lambda wildcards: [training_path(wildcards.case, model, "weights", wildcards.L) for model in models_trained_at(wildcards.case, wildcards.L)],
+        code=code("evaluate_trained.py"),
     output:
         "results/trained_scores/{case}/L{L}.parquet",
     params:

@@ -6,12 +6,14 @@ rule build_leaderboard:
     input:
         bayes=[bayes_path(case) for case in CASES],
         trained=[trained_scores_path(case) for case in LEADERBOARD_TRAINED],
+        code=code("build_leaderboard.py"),
     output:
         table="figures/leaderboard.parquet",
         text=report("figures/leaderboard.md", caption="../report/leaderboard.rst", category="Leaderboard"),
     params:
         cases=canonical(config["cases"]),
         order=CASES,
+        config_sources=CONFIG_SOURCES,
     log:
         "logs/build_leaderboard.log",
     benchmark:

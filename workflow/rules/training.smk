@@ -2,6 +2,7 @@ rule train_ensemble:
     """All seeds of one configured model on one case's dataset, trained together (Adam, MSE/n)."""
     input:
         "results/datasets/{case}/L{L}.parquet",
+        code=code("train_ensemble.py"),
     output:
         losses="results/train/{case}/L{L}/{model}/losses.parquet",
         weights="results/train/{case}/L{L}/{model}/weights.parquet",

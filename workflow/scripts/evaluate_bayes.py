@@ -1,6 +1,6 @@
 """Rule evaluate_bayes: score every closed form of one case on fresh prompts."""
 
-from icdenoise.artifacts import write_parquet
+from icdenoise.artifacts import write_job_parquet
 from icdenoise.evaluation import evaluate_closed_forms
 from icdenoise.joblog import configure_job_logging
 
@@ -9,5 +9,5 @@ log = configure_job_logging(snakemake.log[0], f"evaluate_bayes {case} L={context
 block, evaluation = snakemake.params.case, snakemake.params.evaluation
 
 table = evaluate_closed_forms(case, block, context_length, evaluation["n_prompts"], evaluation["seed"], evaluation["chunk_size"])
-write_parquet(table, snakemake.output[0], {"case": case, "L": context_length, "task": block, "evaluation": evaluation})
+write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("closed forms (MSE/n):\n%s", table.to_string(index=False))

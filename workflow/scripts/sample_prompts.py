@@ -1,5 +1,6 @@
 """Rule sample_prompts: draw one case's dataset at one context length."""
 
+from icdenoise.artifacts import job_params
 from icdenoise.cases import make_case
 from icdenoise.datasets import write_dataset
 from icdenoise.joblog import configure_job_logging
@@ -9,7 +10,6 @@ log = configure_job_logging(snakemake.log[0], f"sample_prompts {case} L={context
 block, dataset = snakemake.params.case, snakemake.params.dataset
 
 prompts = make_case(block).sample(dataset["n_prompts"], context_length, dataset["seed"])
-params = {"case": case, "L": context_length, "task": block, "dataset": dataset}
-write_dataset(prompts, dataset["n_train"], snakemake.output[0], params)
+write_dataset(prompts, dataset["n_train"], snakemake.output[0], job_params(snakemake), config=snakemake.config)
 log.info("wrote %d prompts (L=%d, n=%d, %s corruption) to %s", prompts.n_prompts, context_length, block["n"],
          block["corruption"]["kind"], snakemake.output[0])

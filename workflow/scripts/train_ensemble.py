@@ -2,7 +2,7 @@
 
 import torch
 
-from icdenoise.artifacts import write_parquet
+from icdenoise.artifacts import write_job_parquet
 from icdenoise.datasets import read_dataset
 from icdenoise.joblog import configure_job_logging
 from icdenoise.models import make_model
@@ -25,11 +25,11 @@ for mask in (is_train, ~is_train):
 log.info("training %d seeds of %s on %s (%d threads): %d train / %d test prompts",
          len(training["seeds"]), block["architecture"], device, snakemake.threads, is_train.sum(), (~is_train).sum())
 model = make_model(block, training["seeds"], prompts.context.shape[-1])
-losses, weights = train_ensemble(model, *splits, training["seeds"], TrainingSettings.from_config(training, training["epochs"]), device)
-params = {"case": case, "L": context_length, "model": model_name, "model_block": block,
-          "training": {**training, "resolved_device": str(device)}}
+run = f"case {case}, L = {context_length}, model {model_name}"
+losses, weights = train_ensemble(model, *splits, training["seeds"], TrainingSettings.from_config(training, training["epochs"]), device,
+                                 run=run)
 for frame, path in ((losses, snakemake.output.losses), (weights, snakemake.output.weights)):
     frame.insert(0, "model", model_name)
     frame.insert(0, "L", context_length)
     frame.insert(0, "case", case)
-    write_parquet(frame, path, params)
+    write_job_parquet(frame, path, snakemake, resolved_device=str(device))

@@ -1,15 +1,13 @@
 """Studies: a paper or a set of experiments on the common core. A study is a config block (named
 after it), its rules (``workflow/rules/<study>/``), its figures and its claims. In code it is a
-`Study` registered in `STUDIES`: the training runs its figures need, the cross-key checks of its
-config block, and its claims registry.
+`Study` registered in `icdenoise.studies.registry.STUDIES`: the training runs its figures need, the
+cross-key checks of its config block, and its claims registry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
-
-from ..claims import Claim
 
 
 class Run(NamedTuple):
@@ -24,15 +22,6 @@ class Run(NamedTuple):
 class Study:
     name: str
     title: str
-    claims: dict[str, Claim]
+    claims: dict  # claim id → icdenoise.claims.Claim
     runs: Callable[[dict], set[Run]]  # config → the training runs its figures need
     problems: Callable[[dict], list[str]]  # config → cross-key problems of its block
-
-
-def _registry() -> dict[str, Study]:
-    from .onelayer import STUDY as onelayer
-
-    return {study.name: study for study in (onelayer,)}
-
-
-STUDIES: dict[str, Study] = _registry()

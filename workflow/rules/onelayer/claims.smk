@@ -9,11 +9,13 @@ rule onelayer_claims:
         fig5_steps=rules.evaluate_descent_steps.output[0],
         fig6=expand(rules.scan_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"]),
         fig8=rules.compare_learned_structure.output.similarity,
+        code=code("onelayer/claims.py"),
     output:
         table="figures/claims.parquet",
         text=report("figures/claims.md", caption="../../report/onelayer/claims.rst", category="Claims"),
     params:
         claims=canonical(ONELAYER["claims"]),
+        config_sources=CONFIG_SOURCES,
     log:
         "logs/onelayer_claims.log",
     benchmark:

@@ -2,6 +2,7 @@ rule summarise_training_runs:
     """figures/fig3.parquet: α, β, final losses and baselines per (case, model, seed) of the Fig. 3 runs."""
     input:
         unpack(get_training_summary_inputs),
+        code=code("onelayer/summarise_training_runs.py"),
     output:
         "figures/fig3.parquet",
     params:
@@ -20,6 +21,7 @@ rule evaluate_example_prompts:
     """Figures 1(b) and 2 table: one test prompt per n = 3 case with the Bayes and trained estimates."""
     input:
         unpack(get_example_prompt_inputs),
+        code=code("onelayer/evaluate_example_prompts.py"),
     output:
         "figures/fig1.parquet",
     params:
@@ -41,6 +43,7 @@ rule summarise_context_sweep:
     """Figure 4(a) tables: γ and best test MSE per (L, seed), the baselines per L, the power-law fit."""
     input:
         unpack(get_context_sweep_inputs),
+        code=code("onelayer/summarise_context_sweep.py"),
     output:
         sweep="figures/fig4a.parquet",
         baselines="figures/fig4a_baselines.parquet",
@@ -62,6 +65,7 @@ rule evaluate_subspace_shift:
     """Figure 4(b) table: the model trained at d, L scored on fresh prompts with other d' and L."""
     input:
         training_path(ONELAYER["fig4b"]["case"], ONELAYER["fig4b"]["model"], "weights"),
+        code=code("onelayer/evaluate_subspace_shift.py"),
     output:
         "figures/fig4b.parquet",
     params:
@@ -81,6 +85,8 @@ rule evaluate_subspace_shift:
 
 rule evaluate_descent_steps:
     """Figure 5 companion: MSE/n after k steps of eq. 17 over many fresh prompts (Sec. 4)."""
+    input:
+        code=code("onelayer/evaluate_descent_steps.py"),
     output:
         "figures/fig5_steps.parquet",
     params:
@@ -100,6 +106,7 @@ rule compare_learned_structure:
     """Figure 8 tables: A, the optimal structures of eq. A.12, learned weights and their cosine similarities."""
     input:
         weights=[training_path(ONELAYER["fig8"]["case"], model, "weights") for model in ONELAYER["fig8"]["models"]],
+        code=code("onelayer/compare_learned_structure.py"),
     output:
         matrices="figures/fig8.parquet",
         similarity="figures/fig8_similarity.parquet",

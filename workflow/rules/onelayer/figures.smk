@@ -5,6 +5,7 @@ rule plot_fig1:
     """Figure 1(b): the three tasks drawn from data in n = 3."""
     input:
         rules.evaluate_example_prompts.output[0],
+        code=code("onelayer/plot_fig1.py"),
     output:
         report("figures/fig1.pdf", caption="../../report/onelayer/fig1.rst", category="Figures 1 and 2"),
     params:
@@ -23,6 +24,7 @@ rule plot_fig2:
     """Figure 2: the projection P x̃ against the shrunk Bayes estimate (eq. 3)."""
     input:
         rules.evaluate_example_prompts.output[0],
+        code=code("onelayer/plot_fig2.py"),
     output:
         report("figures/fig2.pdf", caption="../../report/onelayer/fig2.rst", category="Figures 1 and 2"),
     params:
@@ -42,6 +44,7 @@ rule plot_fig3:
     input:
         unpack(get_training_summary_inputs),
         summary=rules.summarise_training_runs.output[0],
+        code=code("onelayer/plot_fig3.py"),
     output:
         report("figures/fig3.pdf", caption="../../report/onelayer/fig3.rst", category="Figure 3"),
     params:
@@ -62,6 +65,7 @@ rule plot_fig4a:
         sweep=rules.summarise_context_sweep.output.sweep,
         baselines=rules.summarise_context_sweep.output.baselines,
         fit=rules.summarise_context_sweep.output.fit,
+        code=code("onelayer/plot_fig4a.py"),
     output:
         report("figures/fig4a.pdf", caption="../../report/onelayer/fig4a.rst", category="Figure 4"),
     log:
@@ -78,6 +82,7 @@ rule plot_fig4b:
     """Figure 4(b): y = MSE·n/d' against d', trained and untrained, with the Bayes and zero lines."""
     input:
         rules.evaluate_subspace_shift.output[0],
+        code=code("onelayer/plot_fig4b.py"),
     output:
         report("figures/fig4b.pdf", caption="../../report/onelayer/fig4b.rst", category="Figure 4"),
     log:
@@ -96,6 +101,7 @@ rule plot_fig5:
         grid=rules.scan_energy_landscape.output.grid,
         points=rules.scan_energy_landscape.output.points,
         steps=rules.evaluate_descent_steps.output[0],
+        code=code("onelayer/plot_fig5.py"),
     output:
         report("figures/fig5.pdf", caption="../../report/onelayer/fig5.rst", category="Figure 5"),
     log:
@@ -111,7 +117,8 @@ rule plot_fig5:
 rule plot_fig6:
     """Figure 6: the (β, α) loss landscapes with their marked points."""
     input:
-        expand(rules.scan_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"]),
+        tables=expand(rules.scan_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"]),
+        code=code("onelayer/plot_fig6.py"),
     output:
         report("figures/fig6.pdf", caption="../../report/onelayer/fig6.rst", category="Figure 6"),
     params:
@@ -133,6 +140,7 @@ rule plot_fig7:
         weights=training_paths("weights", ONELAYER["fig7"]["cases"], ONELAYER["fig7"]["models"]),
         bayes=[bayes_path(case) for case in ONELAYER["fig7"]["cases"]],
         summary=rules.summarise_training_runs.output[0],
+        code=code("onelayer/plot_fig7.py"),
     output:
         report("figures/fig7.pdf", caption="../../report/onelayer/fig7.rst", category="Figure 7"),
     params:
@@ -152,6 +160,7 @@ rule plot_fig8:
     input:
         matrices=rules.compare_learned_structure.output.matrices,
         similarity=rules.compare_learned_structure.output.similarity,
+        code=code("onelayer/plot_fig8.py"),
     output:
         report("figures/fig8.pdf", caption="../../report/onelayer/fig8.rst", category="Figure 8"),
     params:

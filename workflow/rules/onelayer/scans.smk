@@ -1,5 +1,7 @@
 rule scan_energy_landscape:
     """Figure 5 tables: the eq. 16 energy on a grid for one circle context, and the eq. 17 descent paths."""
+    input:
+        code=code("onelayer/scan_energy_landscape.py"),
     output:
         grid="figures/fig5_landscape.parquet",
         points="figures/fig5_points.parquet",
@@ -21,6 +23,7 @@ rule scan_loss_landscape:
     input:
         dataset=lambda wildcards: dataset_path(wildcards.case),
         summary=rules.summarise_training_runs.output[0],
+        code=code("onelayer/scan_loss_landscape.py"),
     output:
         "results/landscape/{case}.parquet",
     params:

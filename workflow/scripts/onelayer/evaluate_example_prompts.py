@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from icdenoise.artifacts import write_parquet
+from icdenoise.artifacts import write_job_parquet
 from icdenoise.datasets import read_dataset
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.onelayer.example_prompts import drawn_seed, points_table
@@ -19,5 +19,5 @@ for case, dataset, weights, losses in inputs:
     frames.append(points_table(case, cases[case], prompts, is_train, pd.read_parquet(weights), model, architectures[model],
                                fig1["test_prompt"], seed))
 table = pd.concat(frames, ignore_index=True)
-write_parquet(table, snakemake.output[0], {"fig1": fig1, "cases": cases})
+write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("estimates:\n%s", table[table["kind"].isin(["target", "query", "bayes", "model"])].to_string(index=False))

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from icdenoise.artifacts import write_parquet
+from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import use_threads
 from icdenoise.studies.onelayer.subspace_shift import subspace_shift_table
@@ -12,6 +12,6 @@ use_threads(snakemake.threads)
 fig4b, block = snakemake.params.fig4b, snakemake.params.case
 table = subspace_shift_table(pd.read_parquet(snakemake.input[0]), snakemake.params.architecture, block, fig4b["subspace_dims"],
                              fig4b["context_lengths"], fig4b["n_prompts"], fig4b["seed"])
-write_parquet(table, snakemake.output[0], {"fig4b": fig4b, "case": block})
+write_job_parquet(table, snakemake.output[0], snakemake)
 summary = table.groupby(["stage", "L", "d_prime"])["loss_per_dim"].mean().unstack("d_prime")
 log.info("y = MSE·n/d' (mean over seeds):\n%s", summary.to_string(float_format=lambda x: f"{x:.3f}"))

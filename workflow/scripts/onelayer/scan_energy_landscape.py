@@ -1,6 +1,6 @@
 """Rule scan_energy_landscape: the eq. 16 energy on a grid and the eq. 17 descent paths of one circle context."""
 
-from icdenoise.artifacts import write_parquet
+from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.onelayer.descent import landscape_tables
 
@@ -8,6 +8,6 @@ log = configure_job_logging(snakemake.log[0], "scan_energy_landscape")
 fig5, block = snakemake.params.fig5, snakemake.params.case
 grid, points = landscape_tables(block, fig5)
 for frame, path in ((grid, snakemake.output.grid), (points, snakemake.output.points)):
-    write_parquet(frame, path, {"fig5": fig5, "case": block})
+    write_job_parquet(frame, path, snakemake)
 log.info("energy on a %d×%d grid; %d descent paths of %d steps", fig5["grid_size"], fig5["grid_size"],
          fig5["trajectories"], fig5["iterations"])

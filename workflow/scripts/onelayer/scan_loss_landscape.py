@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from icdenoise.artifacts import write_parquet
+from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.datasets import read_dataset
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.onelayer.landscape import landscape_table
@@ -12,9 +12,9 @@ log = configure_job_logging(snakemake.log[0], f"scan_loss_landscape {case}")
 fig6, block = snakemake.params.fig6, snakemake.params.case
 prompts, is_train = read_dataset(snakemake.input.dataset)
 rows = is_train if fig6["split"] == "train" else ~is_train
-summary = pd.read_parquet(snakemake.input.summary)
+summary = read_frames(snakemake.input.summary, finite=["alpha", "beta"])
 trained = summary[(summary["case"] == case) & (summary["model"] == fig6["model"])]
 table = landscape_table(case, prompts.context[rows], prompts.query[rows], prompts.target[rows],
                         block["corruption"]["sigma_z_sq"], trained, fig6)
-write_parquet(table, snakemake.output[0], {"case": case, "fig6": fig6, "task": block})
+write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("marked points:\n%s", table[table["kind"] != "grid"].to_string(index=False))

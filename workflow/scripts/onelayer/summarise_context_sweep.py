@@ -1,6 +1,6 @@
 """Rule summarise_context_sweep: the Figure 4(a) context-length sweep reduced to three tables."""
 
-from icdenoise.artifacts import read_frames, write_parquet
+from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.datasets import read_dataset
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.onelayer.context_sweep import oracle_on_test_prompts, power_law_fit, sweep_table
@@ -8,11 +8,11 @@ from icdenoise.studies.onelayer.context_sweep import oracle_on_test_prompts, pow
 log = configure_job_logging(snakemake.log[0], "summarise_context_sweep")
 block = snakemake.params.case
 test_oracle = oracle_on_test_prompts(block, (read_dataset(path) for path in snakemake.input.datasets))
-table = sweep_table(read_frames(snakemake.input.weights), read_frames(snakemake.input.losses), test_oracle, block)
-baselines = read_frames(snakemake.input.bayes)
+weights, losses = read_frames(snakemake.input.weights, finite=["value"]), read_frames(snakemake.input.losses, finite=["mse"])
+table = sweep_table(weights, losses, test_oracle, block)
+baselines = read_frames(snakemake.input.bayes, finite=["mse", "sem"])
 fit = power_law_fit(table)
-params = {"fig4a": snakemake.params.fig4a, "case": block}
 for frame, path in ((table, snakemake.output.sweep), (baselines, snakemake.output.baselines), (fit, snakemake.output.fit)):
-    write_parquet(frame, path, params)
+    write_job_parquet(frame, path, snakemake)
 log.info("per L (mean over seeds):\n%s", table.groupby("L")[["gamma", "best_test_mse", "oracle_test_mse", "excess_mse"]].mean().to_string())
 log.info("power law of the excess: %s", fit.to_dict("records")[0])

@@ -1,11 +1,13 @@
 """Rule summarise_training_runs: figures/fig3.parquet from the training and closed-form tables."""
 
-from icdenoise.artifacts import read_frames, write_parquet
+from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.onelayer.training_summary import summary_table
 
 log = configure_job_logging(snakemake.log[0], "summarise_training_runs")
-weights, losses, bayes = (read_frames(snakemake.input[key]) for key in ("weights", "losses", "bayes"))
+weights = read_frames(snakemake.input.weights, finite=["value"])
+losses = read_frames(snakemake.input.losses, finite=["mse"])
+bayes = read_frames(snakemake.input.bayes, finite=["mse", "sem"])
 table = summary_table(weights, losses, bayes)
-write_parquet(table, snakemake.output[0], {"fig3": snakemake.params.fig3})
+write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("Figure 3 summary:\n%s", table.to_string(index=False, float_format=lambda x: f"{x:.4f}"))

@@ -1,0 +1,91 @@
+"""Which files of this package a rule's script runs, found by reading imports (no code is executed).
+
+Snakemake re-runs a job when an input file is newer than its outputs. Rules list the package modules
+their script imports, directly or through other modules of the package, as an input named ``code``:
+editing a module re-runs exactly the jobs whose scripts use it, and what depends on them, and
+``snakemake -n`` names the edited file as the reason. A package's ``__init__.py`` counts for every
+module inside it (Python runs it on import); imports under ``if TYPE_CHECKING:`` do not count.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE = "icdenoise"
+ROOT = Path(__file__).resolve().parent
+
+
+def _module_file(name: str) -> Path | None:
+    """The file of package module `name` (dotted, starting with the package), or None if it is no module."""
+    parts = name.split(".")[1:]
+    candidate = ROOT.joinpath(*parts)
+    if (candidate / "__init__.py").is_file():
+        return candidate / "__init__.py"
+    if candidate.with_suffix(".py").is_file():
+        return candidate.with_suffix(".py")
+    return None
+
+
+def _with_parents(name: str) -> list[str]:
+    """The module and every package above it: a.b.c → a, a.b, a.b.c."""
+    parts = name.split(".")
+    return [".".join(parts[: index + 1]) for index in range(len(parts))]
+
+
+def _is_type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def _imported_names(tree: ast.AST, package: str | None) -> set[str]:
+    """Dotted names of the package's modules that `tree` imports; `package` resolves relative imports."""
+    names: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if _is_type_checking_block(node):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if package else []
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module.split(".")[0] != PACKAGE:
+                continue
+            names.add(module)
+            names |= {f"{module}.{alias.name}" for alias in node.names if _module_file(f"{module}.{alias.name}")}
+    return names
+
+
+@lru_cache(maxsize=None)
+def _closure(name: str) -> frozenset[Path]:
+    """Files of module `name` and of everything it imports from the package, parents included."""
+    found: set[Path] = set()
+    pending = _with_parents(name)
+    seen: set[str] = set()
+    while pending:
+        module = pending.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        path = _module_file(module)
+        if path is None:
+            continue
+        found.add(path)
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for imported in _imported_names(ast.parse(path.read_text()), package):
+            pending.extend(_with_parents(imported))
+    return frozenset(found)
+
+
+def script_dependencies(script: str | Path) -> list[str]:
+    """Sorted absolute paths of the package files that a rule script imports, directly or not."""
+    files: set[Path] = set()
+    for name in _imported_names(ast.parse(Path(script).read_text()), None):
+        files |= _closure(name)
+    return sorted(str(path) for path in files)

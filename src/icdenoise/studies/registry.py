@@ -1,0 +1,8 @@
+"""Every registered study, by name. A new study adds its `Study` here."""
+
+from __future__ import annotations
+
+from . import Study
+from .onelayer.study import STUDY as ONELAYER
+
+STUDIES: dict[str, Study] = {study.name: study for study in (ONELAYER,)}

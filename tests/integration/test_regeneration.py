@@ -1,0 +1,140 @@
+"""Regeneration you can trust, with the real snakemake: code-aware re-runs, bad values stopped before
+any job, interrupted jobs, provenance back to the dataset, and a report that matches its config."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from test_workflow import SNAKEMAKE, copy_workflow, planned_outputs, snakemake
+
+pytestmark = pytest.mark.integration
+
+TARGETS = ["figures/fig3.pdf", "figures/fig4b.pdf"]
+
+
+def run(workdir: Path, *args: str, configfile: str = "config/smoke.yaml") -> subprocess.CompletedProcess:
+    """snakemake with the workflow copy's own package (PYTHONPATH), so that its source can be edited."""
+    environment = {**os.environ, "PYTHONPATH": str(workdir / "src")}
+    return subprocess.run([SNAKEMAKE, *args, "--cores", "2", "--configfile", configfile], cwd=workdir,
+                          capture_output=True, text=True, timeout=900, env=environment)
+
+
+@pytest.fixture(scope="module")
+def built(repo, tmp_path_factory):
+    """Figures 3 and 4(b) of the smoke config, built by a copy of the workflow and of the package."""
+    workdir = copy_workflow(repo, tmp_path_factory.mktemp("regeneration") / "workflow")
+    shutil.copytree(repo / "src", workdir / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    result = run(workdir, *TARGETS)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return workdir
+
+
+def edit(path: Path) -> None:
+    """Change a file's content (and so its modification time)."""
+    time.sleep(1.1)  # past the outputs' modification times, whatever the file system's resolution
+    path.write_text(path.read_text() + "\n# edited\n")
+
+
+def plan_after_edit(workdir: Path, module: str) -> subprocess.CompletedProcess:
+    source = workdir / "src" / "icdenoise" / module
+    original = source.read_text()
+    edit(source)
+    try:
+        return run(workdir, "-n", *TARGETS)
+    finally:
+        source.write_text(original)
+        assert run(workdir, "--touch", *TARGETS).returncode == 0  # the reverted edit: outputs are current again
+
+
+def test_editing_a_bayes_estimator_reruns_the_bayes_jobs_and_what_uses_them_only(built):
+    result = plan_after_edit(built, "bayes.py")
+    assert result.returncode == 0, result.stderr[-3000:]
+    planned = planned_outputs(result)
+    assert {f"results/bayes/{case}/L20.parquet" for case in ("linear", "sphere", "gmm")} <= planned
+    assert {"figures/fig3.parquet", "figures/fig3.pdf"} <= planned
+    assert not any(path.startswith(("results/datasets/", "results/train/")) for path in planned)
+    assert "reason: Updated input files:" in result.stdout and "src/icdenoise/bayes.py" in result.stdout
+
+
+def test_editing_a_figures_drawing_code_reruns_that_plot_only(built):
+    result = plan_after_edit(built, "studies/onelayer/plots/fig4b.py")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert planned_outputs(result) == {"figures/fig4b.pdf"}
+
+
+def test_summary_says_what_an_edit_leaves_pending(built):
+    source = built / "src" / "icdenoise" / "studies" / "onelayer" / "plots" / "fig3.py"
+    original = source.read_text()
+    edit(source)
+    try:
+        result = run(built, "--summary", *TARGETS)
+    finally:
+        source.write_text(original)
+        assert run(built, "--touch", *TARGETS).returncode == 0
+    rows = {line.split("\t")[0]: line for line in result.stdout.splitlines() if "\t" in line}
+    assert rows["figures/fig3.pdf"].endswith("update pending")
+    assert rows["results/datasets/linear/L20.parquet"].endswith("no update")
+
+
+def test_a_bad_value_stops_before_any_job_and_destroys_nothing(built):
+    config = yaml.safe_load((built / "config" / "smoke.yaml").read_text())
+    config["cases"]["linear"]["corruption"]["sigma_z_sq"] = float("nan")
+    config["cases"]["linear"]["n"] = 4.0
+    (built / "bad.yaml").write_text(yaml.safe_dump(config))
+    before = {path: path.stat().st_mtime for path in (built / "results").rglob("*.parquet")}
+    result = run(built, "--forceall", *TARGETS, configfile="bad.yaml")
+    assert result.returncode != 0
+    assert "cases.linear.corruption.sigma_z_sq: nan is not a finite number" in result.stderr
+    assert "cases.linear.n: 4.0 is not of type 'integer'" in result.stderr
+    assert {path: path.stat().st_mtime for path in (built / "results").rglob("*.parquet")} == before
+
+
+def test_a_yaml_error_in_the_workflows_config_names_its_file_and_line(built, tmp_path):
+    workdir = copy_workflow(built, tmp_path / "workflow")
+    config = workdir / "config" / "config.yaml"
+    config.write_text(config.read_text().replace("  n_train: 800", "  n_train: [800"))
+    result = snakemake(workdir, "-n", "figures/fig3.pdf")
+    assert result.returncode != 0
+    output = result.stdout + result.stderr  # Snakemake prints an error raised while parsing to either
+    assert "config/config.yaml, line" in output and "not valid YAML" in output
+
+
+def test_an_interrupted_training_job_leaves_no_output_and_reruns_cleanly(built):
+    config = yaml.safe_load((built / "config" / "smoke.yaml").read_text())
+    config["training"]["epochs"]["gmm"] = 4000  # long enough to be interrupted
+    (built / "long.yaml").write_text(yaml.safe_dump(config))
+    target = "results/train/gmm/L20/softmax/losses.parquet"
+    command = [SNAKEMAKE, target, "--cores", "1", "--configfile", "long.yaml"]
+    environment = {**os.environ, "PYTHONPATH": str(built / "src")}
+    log = built / "logs" / "train_ensemble" / "gmm_L20_softmax.log"
+    log.unlink()
+    process = subprocess.Popen(command, cwd=built, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (log.is_file() and "epoch" in log.read_text()):
+        time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGINT)
+    assert process.wait(timeout=120) != 0
+    outputs = [built / "results/train/gmm/L20/softmax" / name for name in ("losses.parquet", "weights.parquet")]
+    assert not any(path.exists() for path in outputs)
+    assert not list((built / "results/train/gmm/L20/softmax").glob(".*.tmp"))
+    result = run(built, target)  # the smoke config again: the job completes
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert all(path.exists() for path in outputs)
+
+
+def test_provenance_traces_figure_3_back_to_its_noise_variance(built):
+    result = subprocess.run([sys.executable, "-m", "icdenoise.provenance", "figures/fig3.parquet", "--find", "sigma_z_sq"],
+                            cwd=built, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(built / "src")})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("figures/fig3.parquet: rule summarise_training_runs")
+    assert "results/datasets/gmm/L20.parquet: rule sample_prompts (L=20, case=gmm)" in result.stdout
+    assert "case.corruption.sigma_z_sq = 0.1" in result.stdout
+    assert "code: " in result.stdout and "CHANGED" not in result.stdout

@@ -1,0 +1,51 @@
+"""The provenance chain command and the static map from rule scripts to package files."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from icdenoise import artifacts
+from icdenoise.codedeps import script_dependencies
+from icdenoise.provenance import chain
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
+
+
+def names(script: str) -> set[str]:
+    return {path.split("src/icdenoise/")[1] for path in script_dependencies(SCRIPTS / script)}
+
+
+def test_a_script_depends_on_what_it_imports_directly_and_through_other_modules():
+    bayes = names("evaluate_bayes.py")
+    assert {"evaluation.py", "estimators.py", "bayes.py", "scoring.py", "cases.py", "tasks.py", "__init__.py"} <= bayes
+    assert not {"models.py", "training.py", "plotting.py"} & bayes  # no torch model, no plot
+    assert "bayes.py" not in names("sample_prompts.py") | names("train_ensemble.py")  # datasets and training never use it
+
+
+def test_a_plot_depends_on_its_own_drawing_module_and_the_shared_style_only():
+    plot = names("onelayer/plot_fig4b.py")
+    assert "studies/onelayer/plots/fig4b.py" in plot and "plotting.py" in plot
+    assert not any(name.startswith("studies/onelayer/plots/fig") and not name.endswith("fig4b.py") for name in plot)
+    assert "studies/onelayer/plots/fig3.py" in names("onelayer/plot_fig7.py")  # Fig. 7 is drawn by Fig. 3's code
+
+
+def test_every_rule_script_resolves_to_existing_package_files():
+    for script in SCRIPTS.rglob("*.py"):
+        files = script_dependencies(script)
+        assert files and all(Path(path).is_file() for path in files), script
+
+
+def test_the_chain_reaches_the_dataset_parameters_and_flags_a_changed_input(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    dataset = Path("dataset.parquet")
+    artifacts.write_parquet(pd.DataFrame({"x": [1.0]}), dataset,
+                            {"rule": "sample_prompts", "wildcards": {"case": "gmm"}, "params": {"case": {"corruption": {"sigma_z_sq": 0.1}}}})
+    table = Path("table.parquet")
+    artifacts.write_parquet(pd.DataFrame({"y": [2.0]}), table, {"rule": "summarise", "wildcards": {}, "params": {"fig": {"k": 1}}},
+                            inputs=[dataset])
+    lines = chain(table, find="sigma_z_sq")
+    assert lines[0].startswith("table.parquet: rule summarise")
+    assert any("dataset.parquet: rule sample_prompts (case=gmm)" in line for line in lines)
+    assert any("case.corruption.sigma_z_sq = 0.1" in line for line in lines)
+    artifacts.write_parquet(pd.DataFrame({"x": [3.0]}), dataset, {"rule": "sample_prompts", "wildcards": {}, "params": {}})
+    assert any("CHANGED since" in line for line in chain(table))
