@@ -149,3 +149,28 @@ def test_gmm_posterior_ignores_a_component_of_weight_zero():
     query = np.array([[0.0, 3.0]])
     estimate = bayes.gmm_posterior_mean_point_masses(query, centres, np.array([[1.0, 0.0]]), 0.1)
     np.testing.assert_allclose(estimate, [[1.0, 0.0]])
+
+
+@pytest.mark.parametrize("sphere_dim", [1, 8])
+def test_bessel_ratio_is_continuous_at_the_switch_to_its_series_and_finite_beyond(sphere_dim):
+    """Below the switch the ratio is scipy's; the series agrees with it to O(κ⁻³) (1e-10 from κ = 1e4 on), and
+    stays finite and below 1 where scipy's scaled Bessel functions return NaN (κ ≳ 1e9)."""
+    from scipy.special import ive
+
+    order = (sphere_dim - 1) / 2
+    kappa = np.array([1e4, 1e5, 1e6])
+    direct = ive(order + 1, kappa) / ive(order, kappa)
+    series = 1 - (2 * order + 1) / (2 * kappa) + (2 * order + 1) * (2 * order - 1) / (8 * kappa**2)
+    np.testing.assert_allclose(series, direct, rtol=1e-10)
+    np.testing.assert_array_equal(bayes.bessel_ratio(order, kappa), direct)
+    far = bayes.bessel_ratio(order, np.array([1e7, 1e12, 1e300]))
+    assert np.all(np.isfinite(far)) and np.all(far <= 1) and np.all(np.diff(far) >= 0)
+
+
+def test_the_sphere_oracle_stays_finite_and_projects_onto_the_sphere_as_the_noise_vanishes():
+    task = Sphere(n=4, d=1, radius=1.0)
+    for sigma_z_sq in (1e-6, 1e-12):
+        prompts = query_case(task, sigma_z_sq).sample(200, 3, seed=3)
+        estimate = estimators.sphere_oracle(prompts, task, sigma_z_sq)
+        assert np.all(np.isfinite(estimate))
+        assert np.mean((estimate - prompts.target) ** 2) < 10 * sigma_z_sq  # the posterior concentrates on x
