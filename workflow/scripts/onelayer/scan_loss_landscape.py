@@ -1,7 +1,5 @@
 """Rule scan_loss_landscape: the Figure 6 grid of one case."""
 
-import pandas as pd
-
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.datasets import read_dataset
 from icdenoise.joblog import configure_job_logging
