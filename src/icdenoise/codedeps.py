@@ -89,3 +89,19 @@ def script_dependencies(script: str | Path) -> list[str]:
     for name in _imported_names(ast.parse(Path(script).read_text()), None):
         files |= _closure(name)
     return sorted(str(path) for path in files)
+
+
+def _imports_module(tree: ast.AST, module: str) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == module for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == module:
+            return True
+    return False
+
+
+def imports_torch(script: str | Path) -> bool:
+    """Whether a rule script, or a package module it uses, imports torch anywhere (even inside a
+    function): such a job's memory estimate includes torch's footprint (icdenoise.resources)."""
+    files = [Path(script), *map(Path, script_dependencies(script))]
+    return any(_imports_module(ast.parse(path.read_text()), "torch") for path in files)

@@ -118,13 +118,25 @@ def train_ensemble(
                 loss(model(features, split.query), split.target)
                 for features, split in ((train_features, train), (test_features, test))
             ])
-        finite = torch.isfinite(values).all(dim=0)
-        if not bool(finite.all()):
-            diverged = [seed for seed, ok in zip(seeds, finite.tolist()) if not ok]
-            raise TrainingDiverged(f"{run}: the loss of seed(s) {diverged} is not finite at step {step} "
-                                   f"(epoch {step / steps_per_epoch:.2f}); lower the learning rate or check the data")
         recorded_steps.append(step)
         recorded_losses.append(values)
+
+    checked = 0
+
+    def check_finite() -> None:
+        """Raise at the first non-finite record since the last check. Checking at the log points only,
+        not at every record, keeps a GPU from waiting for the host every few steps."""
+        nonlocal checked
+        if checked == len(recorded_losses):
+            return
+        finite = torch.isfinite(torch.stack(recorded_losses[checked:])).all(dim=1).cpu()  # (records, S)
+        checked = len(recorded_losses)
+        if not bool(finite.all()):
+            first = int((~finite).any(dim=1).nonzero()[0, 0])
+            step = recorded_steps[checked - len(finite) + first]
+            diverged = [seed for seed, ok in zip(seeds, finite[first].tolist()) if not ok]
+            raise TrainingDiverged(f"{run}: the loss of seed(s) {diverged} is not finite at step {step} "
+                                   f"(epoch {step / steps_per_epoch:.2f}); lower the learning rate or check the data")
 
     started = time.perf_counter()
     step = 0
@@ -141,6 +153,7 @@ def train_ensemble(
                 record(step)
         scheduler.step()
         if (epoch + 1) % max(1, settings.epochs // 10) == 0 or epoch + 1 == settings.epochs:
+            check_finite()
             train_loss, test_loss = recorded_losses[-1]
             log.info(
                 "%s: epoch %d/%d, step %d, mean over %d seeds: train loss %.4f, test loss %.4f (%.1fs)",
@@ -149,6 +162,7 @@ def train_ensemble(
             )
     if step % settings.record_every != 0:
         record(step)
+    check_finite()
 
     values = torch.stack(recorded_losses).cpu().double().numpy()  # (records, 2, S)
     record_index, split_index, seed_index = np.meshgrid(*(np.arange(k) for k in values.shape), indexing="ij")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from test_workflow import SNAKEMAKE, copy_workflow, planned_outputs, snakemake
+from runner import SNAKEMAKE, copy_workflow, planned_outputs, snakemake
 
 pytestmark = pytest.mark.integration
 

@@ -1,9 +1,7 @@
 """The real `snakemake` command on a temporary copy of the workflow with the smoke config."""
 
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -12,44 +10,11 @@ import yaml
 
 from icdenoise.artifacts import read_metadata
 from pins import PINS, key_outputs
+from runner import SNAKEMAKE, copy_workflow, most_jobs_at_once, planned_outputs, snakemake
 
 pytestmark = pytest.mark.integration
 
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 FIGURES = ["fig1", "fig2", "fig3", "fig4a", "fig4b", "fig5", "fig6", "fig7", "fig8"]
-
-
-def snakemake(workdir: Path, *args: str, configfile: str = "config/smoke.yaml") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [SNAKEMAKE, *args, "--cores", "2", "--configfile", configfile],  # --configfile last: it takes several values
-        cwd=workdir, capture_output=True, text=True, timeout=900,
-    )
-
-
-def copy_workflow(repo: Path, destination: Path) -> Path:
-    destination.mkdir()
-    shutil.copy(repo / "Snakefile", destination)
-    for folder in ("workflow", "config"):
-        shutil.copytree(repo / folder, destination / folder)
-    return destination
-
-
-def planned_outputs(result: subprocess.CompletedProcess) -> set[str]:
-    """Output files of the jobs a dry run plans."""
-    return {
-        path.strip()
-        for line in result.stdout.splitlines()
-        if line.strip().startswith("output:")
-        for path in line.split(":", 1)[1].split(",")
-    }
-
-
-@pytest.fixture(scope="module")
-def smoke_run(repo, tmp_path_factory):
-    workdir = copy_workflow(repo, tmp_path_factory.mktemp("smoke") / "workflow")
-    result = snakemake(workdir, "all")
-    assert result.returncode == 0, result.stderr[-4000:]
-    return workdir
 
 
 def test_every_figure_and_the_ledger_are_built(smoke_run, repo):
@@ -237,3 +202,14 @@ def test_the_ledger_names_its_config_and_the_report_refuses_another(smoke_run):
     assert result.returncode != 0 and not (smoke_run / "other.html").exists()
     assert "figures/claims.parquet: built from config/config.yaml + config/smoke.yaml" in result.stderr
     assert "give the same --configfile to --report" in result.stderr
+
+
+def test_a_local_run_never_has_more_jobs_running_than_the_machine_has_cores(smoke_run):
+    """The smoke run asked for -j 8; each of its jobs has one thread."""
+    from icdenoise.resources import machine_cores
+
+    cores = machine_cores()
+    log = (smoke_run / "snakemake.stderr").read_text()
+    assert 1 <= most_jobs_at_once(log) <= min(8, cores)
+    if cores < 8:
+        assert f"--cores/-j 8 is more than the {cores} cores this machine has" in log

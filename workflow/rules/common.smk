@@ -1,11 +1,15 @@
 # Config validation (before any job is scheduled), output paths and the shared input/param functions.
 
+import os
 import sys
 from pathlib import Path
 
-from icdenoise.codedeps import script_dependencies
+from snakemake.logging import logger
+
+from icdenoise.cluster import placement
+from icdenoise.codedeps import imports_torch, script_dependencies
 from icdenoise.config import ConfigError, all_runs, built_config_problems, config_sources, load_schema, validate_config
-from icdenoise.resources import machine_memory_mb
+from icdenoise.resources import job_estimate, machine_cores, machine_memory_mb
 
 validate_config(
     config,
@@ -13,6 +17,16 @@ validate_config(
     local_execution=workflow.local_exec,
     available_mb=machine_memory_mb() if workflow.local_exec else None,
 )
+
+MACHINE_CORES = machine_cores()
+if workflow.local_exec and (workflow._cores or 0) > MACHINE_CORES:
+    # -j N is the number of cores locally: never run more compute threads than this machine has.
+    # On a cluster (non-local executors) -j keeps meaning the number of jobs in flight.
+    logger.warning(
+        f"--cores/-j {workflow._cores} is more than the {MACHINE_CORES} cores this machine has: "
+        f"running jobs whose threads add up to at most {MACHINE_CORES} at a time"
+    )
+    workflow.register_resource("_cores", MACHINE_CORES)
 
 CONFIG_SOURCES = config_sources(  # named by the ledgers and the report, in merge order
     ["config/config.yaml", *workflow.overwrite_configfiles], config, Path.cwd()
@@ -38,6 +52,24 @@ def code(script):
     """The package modules that a rule's script imports, directly or not (icdenoise.codedeps): as the
     rule's input `code`, editing one re-runs exactly the jobs that use it, and -n names the file."""
     return script_dependencies(Path(workflow.basedir) / "workflow" / "scripts" / script)
+
+
+def job_resources(script):
+    """A rule's resources, named after its script: mem_mb and runtime (minutes) estimated from the
+    config (icdenoise.resources), cpus_per_task equal to its threads, and, on SLURM, the partition,
+    account and GPU the environment names (icdenoise.cluster)."""
+    job = Path(script).stem
+    uses_torch = imports_torch(Path(workflow.basedir) / "workflow" / "scripts" / script)
+
+    def estimate(wildcards):
+        return job_estimate(job, dict(wildcards.items()), config, uses_torch)
+
+    return dict(
+        mem_mb=lambda wildcards: estimate(wildcards).mem_mb,
+        runtime=lambda wildcards: estimate(wildcards).runtime_minutes,
+        cpus_per_task=lambda wildcards, threads: threads,
+        **placement(job, config["training"]["device"], os.environ),
+    )
 
 
 def canonical(block):
@@ -99,7 +131,3 @@ def get_training_priority(wildcards):
     architecture = config["models"][wildcards.model]["architecture"]
     width = int(wildcards.L) if architecture != "linear" else config["cases"][wildcards.case]["n"]
     return 10 + config["training"]["epochs"][wildcards.case] * width
-
-
-def get_training_gpus(wildcards):
-    return 1 if config["training"]["device"] == "cuda" else 0

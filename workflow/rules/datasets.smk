@@ -14,6 +14,8 @@ rule sample_prompts:
         "benchmarks/sample_prompts/{case}_L{L}.tsv"
     threads: 1
     priority: 1  # cheap, and every training job waits for it: run before the evaluations
+    resources:
+        **job_resources("sample_prompts.py"),
     conda:
         "../envs/icdenoise.yaml"
     script:

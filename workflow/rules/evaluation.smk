@@ -13,6 +13,8 @@ rule evaluate_bayes:
     benchmark:
         "benchmarks/evaluate_bayes/{case}_L{L}.tsv"
     threads: config["evaluation"]["threads"]
+    resources:
+        **job_resources("evaluate_bayes.py"),
     conda:
         "../envs/icdenoise.yaml"
     script:
@@ -35,6 +37,8 @@ rule evaluate_trained:
     benchmark:
         "benchmarks/evaluate_trained/{case}_L{L}.tsv"
     threads: config["evaluation"]["threads"]
+    resources:
+        **job_resources("evaluate_trained.py"),
     conda:
         "../envs/icdenoise.yaml"
     script:

@@ -18,6 +18,8 @@ rule build_leaderboard:
         "logs/build_leaderboard.log",
     benchmark:
         "benchmarks/build_leaderboard.tsv"
+    resources:
+        **job_resources("build_leaderboard.py"),
     conda:
         "../envs/icdenoise.yaml"
     script:

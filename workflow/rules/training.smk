@@ -16,7 +16,7 @@ rule train_ensemble:
     threads: config["training"]["threads"]
     priority: get_training_priority
     resources:
-        gpu=get_training_gpus,
+        **job_resources("train_ensemble.py"),
     conda:
         "../envs/icdenoise.yaml"
     script:

@@ -20,6 +20,8 @@ rule onelayer_claims:
         "logs/onelayer_claims.log",
     benchmark:
         "benchmarks/onelayer_claims.tsv"
+    resources:
+        **job_resources("onelayer/claims.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:

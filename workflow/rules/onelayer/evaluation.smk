@@ -11,6 +11,8 @@ rule summarise_training_runs:
         "logs/summarise_training_runs.log",
     benchmark:
         "benchmarks/summarise_training_runs.tsv"
+    resources:
+        **job_resources("onelayer/summarise_training_runs.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -33,6 +35,8 @@ rule evaluate_example_prompts:
         "logs/evaluate_example_prompts.log",
     benchmark:
         "benchmarks/evaluate_example_prompts.tsv"
+    resources:
+        **job_resources("onelayer/evaluate_example_prompts.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -55,6 +59,8 @@ rule summarise_context_sweep:
         "logs/summarise_context_sweep.log",
     benchmark:
         "benchmarks/summarise_context_sweep.tsv"
+    resources:
+        **job_resources("onelayer/summarise_context_sweep.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -77,6 +83,8 @@ rule evaluate_subspace_shift:
     benchmark:
         "benchmarks/evaluate_subspace_shift.tsv"
     threads: 1
+    resources:
+        **job_resources("onelayer/evaluate_subspace_shift.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -96,6 +104,8 @@ rule evaluate_descent_steps:
         "logs/evaluate_descent_steps.log",
     benchmark:
         "benchmarks/evaluate_descent_steps.tsv"
+    resources:
+        **job_resources("onelayer/evaluate_descent_steps.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -118,6 +128,8 @@ rule compare_learned_structure:
         "logs/compare_learned_structure.log",
     benchmark:
         "benchmarks/compare_learned_structure.tsv"
+    resources:
+        **job_resources("onelayer/compare_learned_structure.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:

@@ -14,6 +14,8 @@ rule plot_fig1:
         "logs/plot_fig1.log",
     benchmark:
         "benchmarks/plot_fig1.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig1.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -33,6 +35,8 @@ rule plot_fig2:
         "logs/plot_fig2.log",
     benchmark:
         "benchmarks/plot_fig2.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig2.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -53,6 +57,8 @@ rule plot_fig3:
         "logs/plot_fig3.log",
     benchmark:
         "benchmarks/plot_fig3.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig3.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -72,6 +78,8 @@ rule plot_fig4a:
         "logs/plot_fig4a.log",
     benchmark:
         "benchmarks/plot_fig4a.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig4a.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -89,6 +97,8 @@ rule plot_fig4b:
         "logs/plot_fig4b.log",
     benchmark:
         "benchmarks/plot_fig4b.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig4b.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -108,6 +118,8 @@ rule plot_fig5:
         "logs/plot_fig5.log",
     benchmark:
         "benchmarks/plot_fig5.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig5.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -127,6 +139,8 @@ rule plot_fig6:
         "logs/plot_fig6.log",
     benchmark:
         "benchmarks/plot_fig6.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig6.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -149,6 +163,8 @@ rule plot_fig7:
         "logs/plot_fig7.log",
     benchmark:
         "benchmarks/plot_fig7.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig7.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -171,6 +187,8 @@ rule plot_fig8:
         "logs/plot_fig8.log",
     benchmark:
         "benchmarks/plot_fig8.tsv"
+    resources:
+        **job_resources("onelayer/plot_fig8.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:

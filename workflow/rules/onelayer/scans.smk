@@ -12,6 +12,8 @@ rule scan_energy_landscape:
         "logs/scan_energy_landscape.log",
     benchmark:
         "benchmarks/scan_energy_landscape.tsv"
+    resources:
+        **job_resources("onelayer/scan_energy_landscape.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:
@@ -33,6 +35,8 @@ rule scan_loss_landscape:
         "logs/scan_loss_landscape/{case}.log",
     benchmark:
         "benchmarks/scan_loss_landscape/{case}.tsv"
+    resources:
+        **job_resources("onelayer/scan_loss_landscape.py"),
     conda:
         "../../envs/icdenoise.yaml"
     script:

@@ -1,0 +1,58 @@
+"""Running the real `snakemake` command on a temporary copy of the workflow."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+
+
+def snakemake(workdir: Path, *args: str, configfile: str = "config/smoke.yaml", cores: tuple[str, ...] = ("--cores", "2"),
+              timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [SNAKEMAKE, *args, *cores, "--configfile", configfile],  # --configfile last: it takes several values
+        cwd=workdir, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def copy_workflow(repo: Path, destination: Path) -> Path:
+    destination.mkdir()
+    shutil.copy(repo / "Snakefile", destination)
+    for folder in ("workflow", "config"):
+        shutil.copytree(repo / folder, destination / folder)
+    return destination
+
+
+def planned_outputs(result: subprocess.CompletedProcess) -> set[str]:
+    """Output files of the jobs a dry run plans."""
+    return {
+        path.strip()
+        for line in result.stdout.splitlines()
+        if line.strip().startswith("output:")
+        for path in line.split(":", 1)[1].split(",")
+    }
+
+
+def most_jobs_at_once(log: str) -> int:
+    """The largest number of jobs running at one time, from a Snakemake log's timestamped job starts
+    ("rule X:" after a timestamp line) and "Finished jobid: N" lines. Timestamps have one-second
+    resolution: at a tie, finishes count before starts, so overlaps are never invented."""
+    events, stamp = [], None
+    for line in log.splitlines():
+        stamped = re.fullmatch(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]", line.strip())
+        if stamped:
+            stamp = datetime.strptime(stamped.group(1), "%a %b %d %H:%M:%S %Y")
+        elif stamp and re.fullmatch(r"(local)?rule \w+:", line.strip()):
+            events.append((stamp, 1))
+        elif line.strip().startswith("Finished jobid:"):
+            events.append((stamp, -1))
+    running = most = 0
+    for _, change in sorted(events):
+        running += change
+        most = max(most, running)
+    return most

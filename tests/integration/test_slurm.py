@@ -1,0 +1,120 @@
+"""The smoke config through the SLURM profile (workflow/profiles/slurm) on a real one-node SLURM.
+
+`scripts/slurm/start_local_cluster.sh` installs and starts it (.ci/run calls it). Where no SLURM
+answers, the tests skip and say why, except under ICDENOISE_REQUIRE_SLURM=1 (CI), where they fail.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from runner import SNAKEMAKE, copy_workflow
+
+pytestmark = pytest.mark.integration
+
+PROFILE = ["--profile", "workflow/profiles/slurm"]
+CANCELLED_RUN = ("gmm", "20", "softmax")  # the training job cancelled mid-run
+
+
+def unavailable_reason() -> str | None:
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        return "the slurm extra is not installed: pip install -e '.[slurm]'"
+    if shutil.which("sinfo") is None:
+        return "no SLURM commands on this machine: run `sudo scripts/slurm/start_local_cluster.sh`"
+    answer = subprocess.run(["sinfo", "--noheader", "--responding", "--states=idle,mixed,allocated"],
+                            capture_output=True, text=True, timeout=30)
+    if answer.returncode != 0 or not answer.stdout.strip():
+        return f"no SLURM node answers ({answer.stderr.strip() or 'sinfo lists none'}): run `sudo scripts/slurm/start_local_cluster.sh`"
+    return None
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    reason = unavailable_reason()
+    if reason and os.environ.get("ICDENOISE_REQUIRE_SLURM") == "1":
+        pytest.fail(f"SLURM is required here (ICDENOISE_REQUIRE_SLURM=1) but {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
+def running_training_job(case: str, L: str, model: str) -> str | None:
+    """The SLURM id of this training job if it is running (the executor comments jobs with their rule and wildcards)."""
+    listing = subprocess.run(["squeue", "--noheader", "--states=RUNNING", "--format=%i|%k"], capture_output=True, text=True).stdout
+    for line in listing.splitlines():
+        job_id, comment = line.split("|", 1)
+        if comment.strip() == f"rule_train_ensemble_wildcards_{case}_{L}_{model}":
+            return job_id.strip()
+    return None
+
+
+def run_and_cancel(workdir: Path, configfile: str) -> tuple[subprocess.CompletedProcess, str]:
+    """Start `all` through the profile, scancel the training job once its log shows epochs, and wait."""
+    case, L, model = CANCELLED_RUN
+    log = workdir / "logs" / "train_ensemble" / f"{case}_L{L}_{model}.log"
+    process = subprocess.Popen([SNAKEMAKE, *PROFILE, "all", "--configfile", configfile], cwd=workdir, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    deadline, job_id = time.time() + 300, None
+    while time.time() < deadline and process.poll() is None:
+        job_id = running_training_job(case, L, model)
+        if job_id and log.is_file() and "epoch" in log.read_text():
+            subprocess.run(["scancel", job_id], check=True)
+            break
+        time.sleep(0.5)
+    output, _ = process.communicate(timeout=600)
+    return subprocess.CompletedProcess(process.args, process.returncode, output, ""), job_id
+
+
+@pytest.fixture(scope="module")
+def cluster_runs(slurm, repo, tmp_path_factory):
+    """The smoke config with one long training job, cancelled; then the smoke config again, to the end."""
+    workdir = copy_workflow(repo, tmp_path_factory.mktemp("slurm") / "workflow")
+    config = yaml.safe_load((workdir / "config" / "smoke.yaml").read_text())
+    config["training"]["epochs"][CANCELLED_RUN[0]] = 4000  # long enough to be cancelled mid-run
+    (workdir / "long.yaml").write_text(yaml.safe_dump(config))
+    cancelled, job_id = run_and_cancel(workdir, "long.yaml")
+    after_cancel = {path: path.exists() for path in training_outputs(workdir)}
+    leftovers = sorted(str(path) for folder in ("results", "figures") for path in (workdir / folder).rglob(".*.tmp"))
+    completed = subprocess.run([SNAKEMAKE, *PROFILE, "all", "--configfile", "config/smoke.yaml"], cwd=workdir,
+                               capture_output=True, text=True, timeout=900)
+    return {"workdir": workdir, "cancelled": cancelled, "job_id": job_id, "outputs_after_cancel": after_cancel,
+            "leftovers": leftovers, "completed": completed}
+
+
+def training_outputs(workdir: Path) -> list[Path]:
+    case, L, model = CANCELLED_RUN
+    folder = workdir / "results" / "train" / case / f"L{L}" / model
+    return [folder / "losses.parquet", folder / "weights.parquet"]
+
+
+def test_a_cancelled_training_job_fails_the_run_and_leaves_no_partial_output(cluster_runs):
+    cancelled = cluster_runs["cancelled"]
+    assert cluster_runs["job_id"], f"the training job was never seen running:\n{cancelled.stdout[-3000:]}"
+    assert cancelled.returncode != 0, cancelled.stdout[-3000:]
+    assert "Error in rule train_ensemble" in cancelled.stdout and "CANCELLED" in cancelled.stdout, cancelled.stdout[-3000:]
+    assert not any(cluster_runs["outputs_after_cancel"].values())
+    assert cluster_runs["leftovers"] == []
+
+
+def test_the_rerun_completes(cluster_runs):
+    completed = cluster_runs["completed"]
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    assert all(path.is_file() for path in training_outputs(cluster_runs["workdir"]))
+
+
+def test_outputs_equal_a_local_run(cluster_runs, smoke_run):
+    def tables(root: Path) -> set[str]:
+        return {str(path.relative_to(root)) for folder in ("results", "figures") for path in (root / folder).rglob("*.parquet")}
+
+    on_cluster, local = cluster_runs["workdir"], smoke_run
+    assert tables(on_cluster) == tables(local)
+    for name in sorted(tables(local)):
+        pd.testing.assert_frame_equal(pd.read_parquet(on_cluster / name), pd.read_parquet(local / name), check_exact=True, obj=name)
