@@ -36,13 +36,13 @@ COMPARED = {"figures/fig3.parquet": (["case", "model", "seed"], ["alpha", "beta"
             "figures/fig4a.parquet": (["L", "seed"], ["alpha", "beta", "gamma", "best_test_mse", "final_test_mse"])}
 
 
-def build(device: str, cores: int, workdir: Path) -> float:
+def build(device: str, cores: int, workdir: Path, configfiles: list[Path]) -> float:
     shutil.copy(REPO / "Snakefile", workdir)
     for folder in ("workflow", "config"):
         shutil.copytree(REPO / folder, workdir / folder)
     (workdir / "device.yaml").write_text(f"training: {{device: {device}}}\n")
     command = [str(Path(sys.executable).parent / "snakemake"), *TARGETS, "--cores", str(cores), "--quiet",
-               "--resources", "gpu=1", "--configfile", "device.yaml"]
+               "--resources", "gpu=1", "--configfile", *map(str, configfiles), "device.yaml"]
     started = time.perf_counter()
     result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     if result.returncode != 0:
@@ -78,6 +78,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cores", type=int, default=os.cpu_count(), help="snakemake --cores (default: all)")
     parser.add_argument("--cpu-run", type=Path, help="a finished CPU run to compare with (default: run one)")
+    parser.add_argument("--configfile", type=Path, nargs="*", default=[],
+                        help="configs merged over config/config.yaml before the device (default: none, the paper config)")
     parser.add_argument("--keep", type=Path, help="keep the runs under this folder (cpu/, cuda/)")
     args = parser.parse_args()
     import torch
@@ -92,7 +94,7 @@ def main() -> None:
             continue
         runs[device] = scratch / device
         runs[device].mkdir(parents=True)
-        wall = build(device, args.cores, runs[device])
+        wall = build(device, args.cores, runs[device], [path.resolve() for path in args.configfile])
         print(f"{device}: {wall:.1f} s wall for {', '.join(TARGETS)}", flush=True)
     times = pd.concat({device: training_times(root) for device, root in runs.items()}, axis=1)
     times["cpu/cuda"] = times["cpu"] / times["cuda"]
