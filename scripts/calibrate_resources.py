@@ -21,23 +21,11 @@ from snakemake.utils import update_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from icdenoise.codedeps import imports_torch  # noqa: E402
+from icdenoise.codedeps import imports_torch, rule_scripts  # noqa: E402
 from icdenoise.config import load_yaml  # noqa: E402
 from icdenoise.resources import job_estimate  # noqa: E402
 
 JOB_NAME = re.compile(r"^(?P<case>.+?)_L(?P<L>\d+)(?:_(?P<model>.+))?$")
-
-
-def rule_scripts(workflow: Path) -> dict[str, Path]:
-    """Each rule's script, read from the rule files."""
-    scripts = {}
-    for path in sorted((workflow / "workflow" / "rules").rglob("*.smk")):
-        for block in re.split(r"^rule ", path.read_text(), flags=re.M)[1:]:
-            name = block.split(":", 1)[0].strip()
-            found = re.search(r'^    script:\n\s+"(?:\.\./)+scripts/(.+?)"', block, flags=re.M)
-            if found:
-                scripts[name] = workflow / "workflow" / "scripts" / found.group(1)
-    return scripts
 
 
 def wildcards_of(benchmark: Path, rule: str) -> dict[str, str]:

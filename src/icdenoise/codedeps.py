@@ -10,6 +10,7 @@ module inside it (Python runs it on import); imports under ``if TYPE_CHECKING:``
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -105,3 +106,15 @@ def imports_torch(script: str | Path) -> bool:
     function): such a job's memory estimate includes torch's footprint (icdenoise.resources)."""
     files = [Path(script), *map(Path, script_dependencies(script))]
     return any(_imports_module(ast.parse(path.read_text()), "torch") for path in files)
+
+
+def rule_scripts(workflow_root: str | Path) -> dict[str, Path]:
+    """Each rule's script, read from the rule files under `workflow_root`/workflow/rules."""
+    rules = Path(workflow_root) / "workflow" / "rules"
+    scripts = {}
+    for path in sorted(rules.rglob("*.smk")):
+        for block in re.split(r"^rule ", path.read_text(), flags=re.M)[1:]:
+            found = re.search(r'^    script:\n\s+"(?:\.\./)+scripts/(.+?)"', block, flags=re.M)
+            if found:
+                scripts[block.split(":", 1)[0].strip()] = rules.parent / "scripts" / found.group(1)
+    return scripts

@@ -11,7 +11,7 @@ import pytest
 
 from icdenoise.architectures import DENOISES
 from icdenoise.cluster import placement, training_gpus
-from icdenoise.codedeps import imports_torch
+from icdenoise.codedeps import imports_torch, rule_scripts
 from icdenoise.config import load_yaml
 from icdenoise.resources import (MEMORY_HEADROOM, RUNTIME_FLOOR_MINUTES, RUNTIME_HEADROOM, TRAINING_SECONDS_PER_WORK,
                                  JobEstimate, job_estimate, machine_cores)
@@ -27,18 +27,13 @@ def rule_blocks() -> dict[str, str]:
     return blocks
 
 
-def script_of(block: str) -> Path | None:
-    found = re.search(r'^    script:\n\s+"(?:\.\./)+scripts/(.+?)"', block, flags=re.M)
-    return REPO / "workflow" / "scripts" / found.group(1) if found else None
-
-
 @pytest.fixture(scope="module")
 def measured_with_estimates():
     """Each paper-config job's benchmark (tests/data/paper_benchmarks.tsv, scripts/calibrate_resources.py)
     with its raw estimate."""
     config = load_yaml(REPO / "config" / "config.yaml")
     table = pd.read_csv(REPO / "tests" / "data" / "paper_benchmarks.tsv", sep="\t", dtype={"L": "string"})
-    scripts = {name: script_of(block) for name, block in rule_blocks().items()}
+    scripts = rule_scripts(REPO)
     rows = []
     for row in table.itertuples():
         wildcards = {key: getattr(row, key) for key in ("case", "L", "model") if isinstance(getattr(row, key), str)}
@@ -49,7 +44,7 @@ def measured_with_estimates():
 
 def test_the_calibration_table_has_every_compute_rule_of_the_paper_config(measured_with_estimates):
     measured_rules = {label.split()[0] for label, *_ in measured_with_estimates}
-    assert measured_rules == {name for name, block in rule_blocks().items() if script_of(block)}
+    assert measured_rules == set(rule_scripts(REPO))
     assert len(measured_with_estimates) > 100
 
 
@@ -82,10 +77,10 @@ def test_every_architecture_has_a_training_cost():
 
 
 def test_every_rule_with_a_script_declares_its_resources():
-    for name, block in rule_blocks().items():
-        script = script_of(block)
-        if script is None:
-            continue
+    scripts = rule_scripts(REPO)
+    assert len(scripts) > 20
+    for name, script in scripts.items():
+        block = rule_blocks()[name]
         declared = re.search(r'^    resources:\n\s+\*\*job_resources\("(.+?)"\)', block, flags=re.M)
         assert declared, f"rule {name} declares no resources"
         assert REPO / "workflow" / "scripts" / declared.group(1) == script, name
