@@ -17,6 +17,7 @@ include: "workflow/rules/training.smk"
 include: "workflow/rules/evaluation.smk"
 include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/onelayer/study.smk"
+include: "workflow/rules/alltoken/study.smk"
 
 
 rule all:
@@ -24,4 +25,5 @@ rule all:
     default_target: True
     input:
         rules.onelayer.input,
+        rules.alltoken.input,
         rules.leaderboard.input,

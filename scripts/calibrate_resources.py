@@ -25,13 +25,16 @@ from icdenoise.codedeps import imports_torch, rule_scripts  # noqa: E402
 from icdenoise.config import load_yaml  # noqa: E402
 from icdenoise.resources import job_estimate  # noqa: E402
 
+WILDCARDS = ("case", "L", "model", "tokens")
 JOB_NAME = re.compile(r"^(?P<case>.+?)_L(?P<L>\d+)(?:_(?P<model>.+))?$")
 
 
 def wildcards_of(benchmark: Path, rule: str) -> dict[str, str]:
-    """The wildcards in a benchmark file's name: {case}_L{L}[_{model}] or {case}."""
+    """The wildcards in a benchmark file's name: {case}_L{L}[_{model}], N{tokens} or {case}."""
     if benchmark.parent.name != rule:
         return {}
+    if re.fullmatch(r"N\d+", benchmark.stem):  # the all-token study's Fig. 4(a) jobs, one per N
+        return {"tokens": benchmark.stem[1:]}
     match = JOB_NAME.match(benchmark.stem)
     if match is None:
         return {"case": benchmark.stem}
@@ -45,13 +48,13 @@ def measurements(run: Path) -> pd.DataFrame:
         measured = pd.read_csv(benchmark, sep="\t").iloc[-1]
         rows.append({"rule": rule, **wildcards_of(benchmark, rule), "seconds": float(measured["s"]),
                      "max_rss_mb": float(measured["max_rss"])})
-    return pd.DataFrame(rows, columns=["rule", "case", "L", "model", "seconds", "max_rss_mb"])
+    return pd.DataFrame(rows, columns=["rule", "case", "L", "model", "tokens", "seconds", "max_rss_mb"])
 
 
 def with_estimates(table: pd.DataFrame, config: dict, workflow: Path) -> pd.DataFrame:
     scripts = rule_scripts(workflow)
     estimates = [
-        job_estimate(row.rule, {key: getattr(row, key) for key in ("case", "L", "model") if isinstance(getattr(row, key), str)},
+        job_estimate(row.rule, {key: getattr(row, key) for key in WILDCARDS if isinstance(getattr(row, key), str)},
                      config, imports_torch(scripts[row.rule]))
         for row in table.itertuples()
     ]

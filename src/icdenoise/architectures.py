@@ -8,4 +8,5 @@ DENOISES: dict[str, frozenset[str]] = {
     "linear": frozenset({"query"}),  # eq. 11: one noisy query against clean context
     "softmax": frozenset({"query"}),  # eq. 12
     "stacked_self_attention": frozenset({"all_tokens"}),  # every token noisy, every token a target
+    "two_stage_attention": frozenset({"all_tokens"}),  # the all-token study's learned particle flow + cross-attention
 }

@@ -125,6 +125,8 @@ def _case_problems(name: str, block: dict) -> list[str]:
         return [f"{key}.d: {block['d']} exceeds {key}.n = {block['n']} (allowed: 1 ≤ d ≤ n)"]
     if task == "sphere" and block["d"] + 1 > block["n"]:
         return [f"{key}.d: {block['d']} needs a {block['d'] + 1}-dim subspace but {key}.n = {block['n']} (allowed: 1 ≤ d ≤ n − 1)"]
+    if task == "mixture" and any(len(centre) != block["n"] for centre in block["centres"]):
+        return [f"{key}.centres: every centre needs {key}.n = {block['n']} coordinates"]
     if task == "gmm" and block["K"] > block["L"]:
         return [f"{key}.K: {block['K']} exceeds {key}.L = {block['L']} (allowed: K ≤ L)"]
     return []

@@ -22,7 +22,7 @@ from . import bayes
 from .cases import Case, untransformed
 from .denoisers import Denoiser
 from .prompts import Prompts
-from .tasks import GaussianMixture, LinearSubspace, Sphere, Task
+from .tasks import FixedMixture, GaussianMixture, LinearSubspace, Sphere, Task
 
 Formula = Callable[[Prompts, Task, float], np.ndarray]  # (prompts, task, σ_z²) → (N, n)
 
@@ -78,8 +78,8 @@ def sphere_plugin(prompts: Prompts, task: Sphere, sigma_z_sq: float) -> np.ndarr
     return bayes.sphere_posterior_mean(prompts.query, basis, radius, sigma_z_sq)
 
 
-def gmm_oracle(prompts: Prompts, task: GaussianMixture, sigma_z_sq: float) -> np.ndarray:
-    """Eq. 7 with the prompt's true centres and weights."""
+def gmm_oracle(prompts: Prompts, task: GaussianMixture | FixedMixture, sigma_z_sq: float) -> np.ndarray:
+    """Eq. 7 with the prompt's true centres and weights (eq. 8 when σ0² = 0)."""
     return bayes.gmm_posterior_mean(prompts.query, prompts.task["centres"], prompts.task["weights"], task.sigma0_sq, sigma_z_sq)
 
 
@@ -106,6 +106,10 @@ ESTIMATORS: dict[str, dict[str, ClosedForm]] = {
         "oracle_authors_orders": ClosedForm(sphere_oracle_authors_orders, reads_context=False),
         "plugin": ClosedForm(sphere_plugin, reads_context=True),
         "ideal_softmax": ClosedForm(ideal_softmax, reads_context=True),
+        "zero": ClosedForm(zero_predictor, reads_context=False),
+    },
+    "mixture": {
+        "oracle": ClosedForm(gmm_oracle, reads_context=False),  # eq. 7 (eq. 8 when σ0² = 0) with the known prior
         "zero": ClosedForm(zero_predictor, reads_context=False),
     },
     "gmm": {

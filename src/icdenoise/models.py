@@ -213,8 +213,49 @@ class StackedSelfAttention(EnsembleModel):
         return self.layer_outputs(features)[-1]
 
 
+class TwoStageAttention(EnsembleModel):
+    """The all-token study's learned depth (docs/alltoken.md): `layers` Gaussian-kernel self-attention
+    layers, each with its own learned bandwidth β_ℓ and step η_ℓ,
+    z ← z + η_ℓ (Σ_j softmax_j(−β_ℓ/2 ‖z − z_j‖²) z_j − z), then a cross-attention with learned β_c
+    from each noisy token y_i (the long-range skip) to the refined particles. At β_ℓ = β, η_ℓ = η and
+    β_c = 1/σ² it is the two-stage estimator of `icdenoise.empirical_bayes`.
+
+    Parameters: log_beta and eta (S, layers, 1), log_beta_c (S, 1, 1); bandwidths are learned in logs
+    so that they stay positive.
+    """
+
+    architecture: ClassVar[str] = "two_stage_attention"
+    INITIAL_BETA = (1.0, 20.0)  # log-uniform
+    INITIAL_ETA = (0.1, 0.5)
+    INITIAL_BETA_C = (0.5, 5.0)  # log-uniform
+
+    @classmethod
+    def initial_parameters(cls, rng, n, layers: int = 1, **options):
+        log_uniform = lambda bounds, size: rng.uniform(*np.log(bounds), size)  # noqa: E731
+        return {"log_beta": log_uniform(cls.INITIAL_BETA, (layers, 1)), "eta": rng.uniform(*cls.INITIAL_ETA, (layers, 1)),
+                "log_beta_c": log_uniform(cls.INITIAL_BETA_C, (1, 1))}
+
+    @staticmethod
+    def prepare(context: torch.Tensor) -> torch.Tensor:
+        return context
+
+    @staticmethod
+    def _kernel_mean(queries: torch.Tensor, keys: torch.Tensor, beta: torch.Tensor) -> torch.Tensor:
+        """Σ_j softmax_j(−β/2 ‖q_i − k_j‖²) k_j; queries, keys (S, B, T, n), beta (S, 1, 1, 1)."""
+        return torch.softmax(-beta / 2 * torch.cdist(queries, keys).square(), dim=-1) @ keys
+
+    def forward(self, features: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
+        noisy = features if features.dim() == 4 else features.expand(self.ensemble_size, *features.shape)
+        particles = noisy
+        betas, etas = self.weights["log_beta"].exp(), self.weights["eta"]
+        for layer in range(betas.shape[1]):
+            beta, eta = betas[:, layer].view(-1, 1, 1, 1), etas[:, layer].view(-1, 1, 1, 1)
+            particles = particles + eta * (self._kernel_mean(particles, particles, beta) - particles)
+        return self._kernel_mean(noisy, particles, self.weights["log_beta_c"].exp().view(-1, 1, 1, 1))
+
+
 MODELS: dict[str, type[EnsembleModel]] = {
-    cls.architecture: cls for cls in (LinearAttention, SoftmaxAttention, StackedSelfAttention)
+    cls.architecture: cls for cls in (LinearAttention, SoftmaxAttention, StackedSelfAttention, TwoStageAttention)
 }
 
 

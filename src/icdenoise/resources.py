@@ -37,7 +37,8 @@ RUNTIME_FLOOR_MINUTES = 2  # a cold start on a busy shared filesystem can take a
 
 # Seconds per unit of `work_per_prompt` × seeds × epochs × prompts, the upper envelope of the paper
 # config's training jobs (stacked_self_attention: of the smoke config's, its only runs so far).
-TRAINING_SECONDS_PER_WORK = {"linear": 1.5e-9, "softmax": 3.2e-9, "stacked_self_attention": 2.0e-8}
+TRAINING_SECONDS_PER_WORK = {"linear": 1.5e-9, "softmax": 3.2e-9, "stacked_self_attention": 2.0e-8,
+                             "two_stage_attention": 4.0e-8}  # all-token study: measured on its paper-config run
 TRAINING_SECONDS_PER_STEP = 2e-3  # Python and autograd overhead of one optimiser step, whatever its size
 SAMPLING_SECONDS_PER_VALUE = 2.0e-8  # sample_prompts, per float of the dataset
 EVALUATION_SECONDS_PER_VALUE = 1.0e-7  # evaluate_bayes and evaluate_trained, per float of the fresh prompts
@@ -68,7 +69,10 @@ def _float_arrays(count: float, bytes_per_value: int = 8) -> float:
 
 def activations_per_prompt(model: dict, length: int, n: int) -> int:
     """Values a model's forward pass holds per prompt (eqs. 11-12: one score per context token and the
-    n-vector they weight; stacked self-attention: every layer's (L+1)² scores and (L+1) × n tokens)."""
+    n-vector they weight; stacked self-attention: every layer's (L+1)² scores and (L+1) × n tokens;
+    two-stage attention: three such arrays per layer and for Stage 2)."""
+    if model["architecture"] == "two_stage_attention":  # distances, their squares and the softmax, per layer and Stage 2
+        return 3 * (model["layers"] + 1) * (length + 1) * (length + 1 + n)
     if model["architecture"] == "stacked_self_attention":
         return model["layers"] * (length + 1) * (length + 1 + n)
     return length * (n + 1)
@@ -129,12 +133,33 @@ def light_job(rule: str, imports_torch: bool) -> JobEstimate:
     return JobEstimate(rule, megabytes, LIGHT_JOB_SECONDS + (TORCH_STARTUP_SECONDS if imports_torch else 0))
 
 
+KERNEL_SECONDS_PER_VALUE = 3.0e-9  # one Gaussian-kernel value of the all-token study's Stage 1 or 2, float32
+# (measured 1.5e-9 per value, N = 8000, on the 2-core EPYC: twice that, for slower machines)
+
+
+def empirical_bayes_job(rule: str, wildcards: dict, config: dict) -> JobEstimate:
+    """The all-token study's kernel jobs: Fig. 4(a) at one N (every context to max_depth, plus a Stage-2
+    pass per recorded depth) and the leaderboard's scores (two flows of `depth` layers per prompt)."""
+    block = config["alltoken"]["mse"]
+    if rule == "alltoken_mse":
+        tokens = int(wildcards["tokens"])
+        contexts = dict(zip(block["n_tokens"], block["contexts"]))[tokens]
+        values = contexts * tokens**2 * (block["max_depth"] + 2 * (block["max_depth"] // block["depth_step"] + 2))
+    else:
+        length = int(config["cases"][wildcards["case"]]["L"])
+        values = 2 * config["evaluation"]["n_prompts"] * length**2 * (block["depth"] + 1)
+    megabytes = INTERPRETER_MB + TORCH_MB + ANALYSIS_MB
+    return JobEstimate(f"{rule} (all-token study)", megabytes, STARTUP_SECONDS + KERNEL_SECONDS_PER_VALUE * values)
+
+
 def _cases(config: dict) -> dict[str, dict]:
     return {name: {**block, "name": name} for name, block in config["cases"].items()}
 
 
 def job_estimate(rule: str, wildcards: dict, config: dict, imports_torch: bool) -> JobEstimate:
     """The estimate of one job of `rule`, whose wildcards name its case, L and model where it has them."""
+    if rule in ("alltoken_mse", "alltoken_leaderboard_scores"):
+        return empirical_bayes_job(rule, wildcards, config)
     if rule not in ("sample_prompts", "train_ensemble", "evaluate_bayes", "evaluate_trained"):
         return light_job(rule, imports_torch)
     case = _cases(config)[wildcards["case"]]

@@ -117,7 +117,34 @@ class GaussianMixture(Task):
         return self.radius**2 + self.n * self.sigma0_sq
 
 
-TASKS: dict[str, type[Task]] = {cls.name: cls for cls in (LinearSubspace, Sphere, GaussianMixture)}
+@dataclass(frozen=True)
+class FixedMixture(Task):
+    """A known prior, the same for every prompt: K equal-weight components N(μ_a, σ0² I_n) with the
+    configured centres, point masses when σ0² = 0 (the all-token study's two-mode priors).
+
+    Task parameters: ``centres`` (K, n) and ``weights`` (K,), as for `GaussianMixture`.
+    """
+
+    centres: tuple[tuple[float, ...], ...]
+    sigma0_sq: float
+
+    name: ClassVar[str] = "mixture"
+
+    @classmethod
+    def from_config(cls, block: dict) -> "FixedMixture":
+        return cls(n=block["n"], centres=tuple(tuple(map(float, centre)) for centre in block["centres"]), sigma0_sq=block["sigma0_sq"])
+
+    def sample_tokens(self, rng, count):
+        centres = np.array(self.centres, dtype=float)
+        components = rng.integers(len(centres), size=count)
+        noise = np.sqrt(self.sigma0_sq) * rng.standard_normal((count, self.n))
+        return centres[components] + noise, {"centres": centres, "weights": np.full(len(centres), 1.0 / len(centres))}
+
+    def second_moment(self) -> float:
+        return float(np.mean(np.sum(np.square(self.centres), axis=1))) + self.n * self.sigma0_sq
+
+
+TASKS: dict[str, type[Task]] = {cls.name: cls for cls in (LinearSubspace, Sphere, GaussianMixture, FixedMixture)}
 
 
 def make_task(block: dict) -> Task:

@@ -32,11 +32,11 @@ def measured_with_estimates():
     """Each paper-config job's benchmark (tests/data/paper_benchmarks.tsv, scripts/calibrate_resources.py)
     with its raw estimate."""
     config = load_yaml(REPO / "config" / "config.yaml")
-    table = pd.read_csv(REPO / "tests" / "data" / "paper_benchmarks.tsv", sep="\t", dtype={"L": "string"})
+    table = pd.read_csv(REPO / "tests" / "data" / "paper_benchmarks.tsv", sep="\t", dtype={"L": "string", "tokens": "string"})
     scripts = rule_scripts(REPO)
     rows = []
     for row in table.itertuples():
-        wildcards = {key: getattr(row, key) for key in ("case", "L", "model") if isinstance(getattr(row, key), str)}
+        wildcards = {key: getattr(row, key) for key in ("case", "L", "model", "tokens") if isinstance(getattr(row, key), str)}
         estimate = job_estimate(row.rule, wildcards, config, imports_torch(scripts[row.rule]))
         rows.append((f"{row.rule} {wildcards}", row.seconds, row.max_rss_mb, estimate))
     return rows

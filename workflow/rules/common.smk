@@ -40,6 +40,7 @@ if any(argument == "--report" or argument.startswith("--report=") for argument i
 CASES = list(config["cases"])
 MODELS = list(config["models"])
 RUNS = all_runs(config)  # every (case, model, L) some study or the leaderboard trains
+LEADERBOARD_STUDY_SCORES = []  # score tables a study adds to the leaderboard (columns of evaluate_denoisers; seed for trained rows)
 
 
 wildcard_constraints:

@@ -6,6 +6,7 @@ rule build_leaderboard:
     input:
         bayes=[bayes_path(case) for case in CASES],
         trained=[trained_scores_path(case) for case in LEADERBOARD_TRAINED],
+        study_scores=lambda wildcards: LEADERBOARD_STUDY_SCORES,
         code=code("build_leaderboard.py"),
     output:
         table="figures/leaderboard.parquet",

@@ -7,9 +7,15 @@ from icdenoise.joblog import configure_job_logging
 from icdenoise.leaderboard import leaderboard_table, markdown
 
 log = configure_job_logging(snakemake.log[0], "build_leaderboard")
+closed_forms = read_frames(snakemake.input.bayes, finite=["mse", "sem"])
 trained = read_frames(snakemake.input.trained, finite=["mse", "sem"]) if snakemake.input.trained else pd.DataFrame()
+if snakemake.input.study_scores:  # a study's rows: closed forms without a seed column, trained ensembles with one
+    study = read_frames(snakemake.input.study_scores, finite=["mse", "sem"])
+    has_seed = study["seed"].notna() if "seed" in study else pd.Series(False, index=study.index)
+    closed_forms = pd.concat([closed_forms, study[~has_seed].drop(columns="seed", errors="ignore")], ignore_index=True)
+    trained = pd.concat([trained, study[has_seed]], ignore_index=True)
 cases = {case: snakemake.params.cases[case] for case in snakemake.params.order}
-table = leaderboard_table(read_frames(snakemake.input.bayes, finite=["mse", "sem"]), trained, cases)
+table = leaderboard_table(closed_forms, trained, cases)
 write_job_parquet(table, snakemake.output.table, snakemake)
 write_text(snakemake.output.text, markdown(table, snakemake.params.config_sources))
 log.info("leaderboard:\n%s", table[["case", "estimator", "mse", "ratio_to_bayes"]].to_string(index=False))

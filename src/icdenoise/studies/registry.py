@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import Study
+from .alltoken.study import STUDY as ALLTOKEN
 from .onelayer.study import STUDY as ONELAYER
 
-STUDIES: dict[str, Study] = {study.name: study for study in (ONELAYER,)}
+STUDIES: dict[str, Study] = {study.name: study for study in (ONELAYER, ALLTOKEN)}

@@ -1,0 +1,14 @@
+"""Rule alltoken_before_after."""
+
+from icdenoise.artifacts import write_job_parquet
+from icdenoise.joblog import configure_job_logging
+from icdenoise.runtime import use_threads
+from icdenoise.studies.alltoken.before_after import before_after_tables
+
+log = configure_job_logging(snakemake.log[0], "alltoken_before_after")
+use_threads(snakemake.threads)
+estimates, tokens, energy = before_after_tables(snakemake.params.block)
+for key, table in (("estimates", estimates), ("tokens", tokens), ("energy", energy)):
+    write_job_parquet(table, snakemake.output[key], snakemake)
+log.info("x̂* over %d draws (mean, std) by depth:\n%s", estimates["draw"].nunique(),
+         estimates.groupby("depth")["estimate"].agg(["mean", "std"]).to_string())

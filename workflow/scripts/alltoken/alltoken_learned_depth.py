@@ -1,0 +1,19 @@
+"""Rule alltoken_learned_depth."""
+
+import pandas as pd
+
+from icdenoise.artifacts import write_job_parquet
+from icdenoise.joblog import configure_job_logging
+from icdenoise.models import load_trained
+from icdenoise.runtime import use_threads
+from icdenoise.studies.alltoken.learned import learned_mse, learned_parameters
+
+log = configure_job_logging(snakemake.log[0], "alltoken_learned_depth")
+use_threads(snakemake.threads)
+case, mse = snakemake.params.case, snakemake.params.mse
+parameters = learned_parameters(pd.read_parquet(snakemake.input.weights), case["corruption"]["sigma_z_sq"], mse["beta"])
+table = learned_mse(load_trained(snakemake.input.weights), case, mse, snakemake.params.block)
+write_job_parquet(parameters, snakemake.output.parameters, snakemake)
+write_job_parquet(table, snakemake.output.table, snakemake)
+log.info("learned parameters (mean over seeds):\n%s", parameters.groupby("layer")[["beta", "eta", "tau", "beta_c"]].mean().to_string())
+log.info("MSE/σ² by N:\n%s", table.groupby(["N", "estimator"])["mse_over_sigma2"].mean().unstack().to_string())
