@@ -57,10 +57,11 @@ def running_training_job(case: str, L: str, model: str) -> str | None:
 
 
 def run_and_cancel(workdir: Path, configfile: str) -> tuple[subprocess.CompletedProcess, str]:
-    """Start `all` through the profile, scancel the training job once its log shows epochs, and wait."""
+    """Start the training job (and its dataset) through the profile, scancel it once its log shows epochs, and wait."""
     case, L, model = CANCELLED_RUN
     log = workdir / "logs" / "train_ensemble" / f"{case}_L{L}_{model}.log"
-    process = subprocess.Popen([SNAKEMAKE, *PROFILE, "all", "--configfile", configfile], cwd=workdir, text=True,
+    targets = [str(path.relative_to(workdir)) for path in training_outputs(workdir)]
+    process = subprocess.Popen([SNAKEMAKE, *PROFILE, *targets, "--configfile", configfile], cwd=workdir, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline, job_id = time.time() + 300, None
     while time.time() < deadline and process.poll() is None:

@@ -89,6 +89,7 @@ def test_every_training_run_is_planned_once(repo, tmp_path):
         "results/train/sphere_3d/L20/softmax/losses.parquet",
         "results/train/gmm_3d/L20/softmax/losses.parquet",
         "results/train/gmm_all_tokens/L16/stacked/losses.parquet",
+        "results/train/alltoken_mixture/L16/alltoken_learned/losses.parquet",
     }
 
 
@@ -103,9 +104,9 @@ def test_fig3_targets_are_built(smoke_run):
 
 def test_every_parquet_records_its_provenance(smoke_run):
     files = list((smoke_run / "results").rglob("*.parquet")) + list((smoke_run / "figures").glob("*.parquet"))
-    # datasets 9, closed forms 10 (every case + the L = 10 sweep point), training 2 × 13, trained scores 8,
-    # landscapes 2, figure tables 12, leaderboard 1
-    assert len(files) == 9 + 10 + 26 + 8 + 2 + 12 + 1
+    # datasets 10, closed forms 11 (every case + the L = 10 sweep point), training 2 × 14, trained scores 9,
+    # landscapes 2, figure tables 12, leaderboard 1, the all-token study's results 11
+    assert len(files) == 10 + 11 + 28 + 9 + 2 + 12 + 1 + 11
     for path in files:
         metadata = read_metadata(path)
         assert metadata["params"] and metadata["package_version"] and metadata["git_commit"]
@@ -141,6 +142,8 @@ def test_changing_one_case_reruns_only_what_depends_on_it(smoke_run):
         *(f"results/landscape/{case}.parquet" for case in ("sphere", "gmm")),  # both read figures/fig3.parquet
         "figures/fig6.pdf", "figures/claims.parquet", "figures/claims.md",
         "figures/leaderboard.parquet", "figures/leaderboard.md",
+        # every ledger names the merged config it was built from (its sha256), so a config change rebuilds it
+        "figures/alltoken/claims.parquet", "figures/alltoken/claims.md",
     }
 
 
