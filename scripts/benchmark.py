@@ -9,6 +9,7 @@ wall time of every repeat, the medians, and per-rule and per-job medians from th
 
     .venv/bin/python scripts/benchmark.py --repeats 3 --target all
     .venv/bin/python scripts/benchmark.py --repeats 3 --target figures/fig3.pdf --workflow /tmp/main --workflow .
+    .venv/bin/python scripts/benchmark.py --repeats 1 --floor   # and each training job against its floor
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from icdenoise.floor import compute_floor_seconds, job_counts, job_floor_seconds, probe_machine, training_work  # noqa: E402
 
 
 def run_once(checkout: Path, cores: int, configfile: str | None, target: str) -> tuple[float, dict[str, float]]:
@@ -66,6 +71,55 @@ def report(checkout: Path, walls: list[float], per_job: dict[str, list[float]], 
         print(f"| {job} | {statistics.median(per_job[job]):.2f} |")
 
 
+def merged_config(checkout: Path, configfile: str | None) -> dict:
+    """config/config.yaml, with --configfile's keys merged over it as Snakemake merges them."""
+    def merge(base: dict, override: dict) -> dict:
+        return {**base, **{key: merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+                           for key, value in override.items()}}
+
+    config = yaml.safe_load((checkout / "config" / "config.yaml").read_text())
+    return merge(config, yaml.safe_load(Path(configfile).read_text())) if configfile else config
+
+
+def training_run(job: str, config: dict) -> tuple[str, int, str] | None:
+    """(case, L, model) of a benchmark named train_ensemble/{case}_L{L}_{model}, else None."""
+    for case in config["cases"]:
+        for model in config["models"]:
+            prefix, suffix = f"train_ensemble/{case}_L", f"_{model}"
+            length = job[len(prefix):-len(suffix)]
+            if job.startswith(prefix) and job.endswith(suffix) and length.isdigit():
+                return case, int(length), model
+    return None
+
+
+def report_floors(checkout: Path, per_job: dict[str, list[float]], config: dict) -> None:
+    """Every training job's median time against its floor on this machine's core (icdenoise.floor)."""
+    rates = probe_machine()
+    print(f"\n### Training jobs against the floor of one core of this machine\n\n"
+          f"probe: float32 GEMM {rates.gemm_flops_per_second / 1e9:.1f} GFLOP/s, read bandwidth "
+          f"{rates.read_bytes_per_second / 1e9:.1f} GB/s (one thread); a fresh interpreter importing torch, "
+          f"pandas and pyarrow: {rates.start_seconds:.2f} s\n\nfloor = start + steps and records at the roofline "
+          f"(icdenoise.floor); job = the median of the rule's benchmark: file\n")
+    print("| job | steps | records | MFLOP/step | MB/step | MFLOP/record | MB/record | compute floor s | floor s | job s | job/floor |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|")
+    dataset, training = config["dataset"], config["training"]
+    runs = {job: run for job in per_job if (run := training_run(job, config))}
+    for job in sorted(runs):
+        case, length, model = runs[job]
+        work = training_work(config["models"][model]["architecture"], config["cases"][case]["n"], length,
+                             len(training["seeds"]), training["batch_size"], dataset["n_prompts"])
+        seconds = statistics.median(per_job[job])
+        if work is None:
+            print(f"| {job} | | | | | | | not modelled | | {seconds:.1f} | |")
+            continue
+        steps, records = job_counts(training["epochs"][case], dataset["n_train"], training["batch_size"], training["record_every"])
+        compute = compute_floor_seconds(work, steps, records, rates)
+        floor = job_floor_seconds(work, steps, records, rates)
+        print(f"| {job} | {steps} | {records} | {work.step_flops / 1e6:.1f} | {work.step_bytes / 1e6:.2f} | "
+              f"{work.record_flops / 1e6:.1f} | {work.record_bytes / 1e6:.2f} | {compute:.2f} | {floor:.2f} | {seconds:.1f} | "
+              f"{seconds / floor:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3, help="fresh runs per checkout (default 3)")
@@ -73,6 +127,8 @@ def main() -> None:
     parser.add_argument("--configfile", help="config overriding config/config.yaml (default: the paper config)")
     parser.add_argument("--target", default="figures/fig3.pdf", help="target to build (default figures/fig3.pdf)")
     parser.add_argument("--workflow", action="append", type=Path, help="a checkout to time (repeatable; default: this one)")
+    parser.add_argument("--floor", action="store_true",
+                        help="probe this machine's core (GEMM, memory bandwidth) and print each training job against its floor")
     args = parser.parse_args()
     checkouts = [path.resolve() for path in args.workflow or [REPO]]
 
@@ -87,6 +143,8 @@ def main() -> None:
             print(f"run {repeat + 1}/{args.repeats} of {checkout}: {wall:.1f} s wall", flush=True)
     for checkout in checkouts:
         report(checkout, walls[checkout], per_job[checkout], args.cores, args.target)
+        if args.floor:
+            report_floors(checkout, per_job[checkout], merged_config(checkout, args.configfile))
     if len(checkouts) > 1:
         first = statistics.median(walls[checkouts[0]])
         print("\n" + "\n".join(f"median of {checkout} / median of {checkouts[0]}: {statistics.median(walls[checkout]) / first:.3f}"

@@ -35,6 +35,21 @@ def _with_parents(name: str) -> list[str]:
     return [".".join(parts[: index + 1]) for index in range(len(parts))]
 
 
+def _file_imports(path: Path, package: str | None) -> frozenset[str]:
+    """`_imported_names` of a file, read once per version of it (a Snakefile asks for each many times)."""
+    return _file_imports_version(str(path), path.stat().st_mtime_ns, package)
+
+
+@lru_cache(maxsize=None)
+def _file_imports_version(path: str, modified_ns: int, package: str | None) -> frozenset[str]:
+    return frozenset(_imported_names(ast.parse(Path(path).read_text()), package))
+
+
+@lru_cache(maxsize=None)
+def _file_imports_torch(path: str, modified_ns: int) -> bool:
+    return _imports_module(ast.parse(Path(path).read_text()), "torch")
+
+
 def _is_type_checking_block(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
 
@@ -79,7 +94,7 @@ def _closure(name: str) -> frozenset[Path]:
             continue
         found.add(path)
         package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-        for imported in _imported_names(ast.parse(path.read_text()), package):
+        for imported in _file_imports(path, package):
             pending.extend(_with_parents(imported))
     return frozenset(found)
 
@@ -87,7 +102,7 @@ def _closure(name: str) -> frozenset[Path]:
 def script_dependencies(script: str | Path) -> list[str]:
     """Sorted absolute paths of the package files that a rule script imports, directly or not."""
     files: set[Path] = set()
-    for name in _imported_names(ast.parse(Path(script).read_text()), None):
+    for name in _file_imports(Path(script), None):
         files |= _closure(name)
     return sorted(str(path) for path in files)
 
@@ -105,7 +120,7 @@ def imports_torch(script: str | Path) -> bool:
     """Whether a rule script, or a package module it uses, imports torch anywhere (even inside a
     function): such a job's memory estimate includes torch's footprint (icdenoise.resources)."""
     files = [Path(script), *map(Path, script_dependencies(script))]
-    return any(_imports_module(ast.parse(path.read_text()), "torch") for path in files)
+    return any(_file_imports_torch(str(path), path.stat().st_mtime_ns) for path in files)
 
 
 def rule_scripts(workflow_root: str | Path) -> dict[str, Path]:

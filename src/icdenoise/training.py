@@ -1,7 +1,7 @@
 """Training an ensemble model on one dataset, whatever its architecture (protocol: Figs 3, 4a, 7).
 
-Adam on a per-seed loss (by default the per-coordinate MSE, torch's MSELoss, i.e. eq. 9 divided by
-batch size and n), summed over seeds, with the learning rate multiplied by `lr_decay_factor` at
+Adam on a per-seed loss (the per-coordinate MSE, torch's MSELoss, i.e. eq. 9 divided by batch size
+and n), summed over seeds, with the learning rate multiplied by `lr_decay_factor` at
 each fraction of the epochs in `lr_decay_at`. Seeds vary the weight initialisation and the
 minibatch order; the dataset is the same for all of them. The loss on the full train and test
 sets is recorded at step 0 and then every `record_every` optimiser steps.
@@ -12,20 +12,19 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import Counter
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 import torch
 
+from .adam import Adam
 from .models import EnsembleModel
 from .scoring import squared_error_per_seed
 from .seeding import seed_generators
 
 log = logging.getLogger(__name__)
-
-Loss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (prediction (S, B, ...), target) → (S,)
 
 
 class TrainingDiverged(FloatingPointError):
@@ -80,6 +79,53 @@ def minibatch_orders(seeds: list[int], n_train: int, epochs: int) -> np.ndarray:
     return np.stack(orders)
 
 
+RECORD_BLOCK_BYTES = 2**20  # on the CPU, a recorded loss runs over blocks of prompts with this many bytes of features
+
+
+def recorded_loss(model: EnsembleModel, features: torch.Tensor, query: torch.Tensor, target: torch.Tensor,
+                  device: torch.device) -> torch.Tensor:
+    """(S,): every seed's MSE per coordinate over all the prompts of a split.
+
+    On the CPU it runs over blocks of prompts small enough for a core's cache, so that a block's
+    features and scores are still cached when they are mixed and reduced, and weights the block
+    means by their sizes: a different float summation order than one pass (about 1e-7 relative).
+    """
+    prompts = features.shape[0]
+    if device.type != "cpu":
+        return squared_error_per_seed(model(features, query), target)
+    size = max(1, RECORD_BLOCK_BYTES // (features[0].numel() * features.element_size()))
+    total = torch.zeros((), dtype=features.dtype, device=device)
+    for start in range(0, prompts, size):
+        block = slice(start, min(start + size, prompts))
+        block_loss = squared_error_per_seed(model(features[block], query[block]), target[block])
+        total = total + block_loss * ((block.stop - start) / prompts)
+    return total
+
+
+class MinibatchGather:
+    """A minibatch of some per-prompt tensors: values[index] for an index of any shape, e.g. (S, B)
+    for every seed's minibatch or (B,) for one seed's.
+
+    One contiguous index_select per tensor, written into buffers reused from call to call (one set
+    per index shape): advanced indexing with the strided (S, B) index, or a fresh tensor of S·B
+    contexts each step (its pages faulted in anew), makes the gather slower than the step's
+    arithmetic on the CPU. A buffer is overwritten only by the next call of the same shape, after the
+    gradients that read it have been computed.
+    """
+
+    def __init__(self, *sources: torch.Tensor):
+        self.sources = sources
+        self.buffers: dict[tuple[int, ...], tuple[torch.Tensor, ...]] = {}
+
+    def __call__(self, index: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        flat = index.reshape(-1)
+        key = tuple(index.shape)
+        if key not in self.buffers:
+            self.buffers[key] = tuple(source.new_empty((flat.numel(), *source.shape[1:])) for source in self.sources)
+        return tuple(torch.index_select(source, 0, flat, out=buffer).view(*key, *source.shape[1:])
+                     for source, buffer in zip(self.sources, self.buffers[key]))
+
+
 def train_ensemble(
     model: EnsembleModel,
     train: Split,
@@ -87,7 +133,6 @@ def train_ensemble(
     seeds: list[int],
     settings: TrainingSettings,
     device: torch.device,
-    loss: Loss = squared_error_per_seed,
     run: str = "training",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train every seed's model on the same data; return (losses, weights) in long format.
@@ -104,10 +149,13 @@ def train_ensemble(
     train, test = train.to(device), test.to(device)
     train_features, test_features = model.prepare(train.context), model.prepare(test.context)
 
-    optimizer = torch.optim.Adam(model.parameters(), lr=settings.lr)
-    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, settings.decay_epochs(), settings.lr_decay_factor)
-    orders = torch.as_tensor(minibatch_orders(seeds, n_train, settings.epochs), device=device)
+    optimizer = Adam(model.parameters(), lr=settings.lr)
+    decays = Counter(settings.decay_epochs())  # epoch → how many decays fall on it (MultiStepLR's milestones)
+    # (epochs, S, n_train): a step's (S, B) block of indices, flattened, is one contiguous index_select
+    # (advanced indexing with a strided (S, B) index gathers several times slower on the CPU)
+    orders = torch.as_tensor(minibatch_orders(seeds, n_train, settings.epochs).transpose(1, 0, 2).copy(), device=device)
     steps_per_epoch = math.ceil(n_train / settings.batch_size)
+    minibatch = MinibatchGather(train_features, train.query, train.target)
 
     recorded_steps: list[int] = []
     recorded_losses: list[torch.Tensor] = []  # each (2, S): train, test
@@ -115,7 +163,7 @@ def train_ensemble(
     def record(step: int) -> None:
         with torch.no_grad():
             values = torch.stack([
-                loss(model(features, split.query), split.target)
+                recorded_loss(model, features, split.query, split.target, device)
                 for features, split in ((train_features, train), (test_features, test))
             ])
         recorded_steps.append(step)
@@ -143,15 +191,15 @@ def train_ensemble(
     record(step)
     for epoch in range(settings.epochs):
         for batch in range(steps_per_epoch):
-            index = orders[:, epoch, batch * settings.batch_size : (batch + 1) * settings.batch_size]  # (S, B)
-            batch_loss = loss(model(train_features[index], train.query[index]), train.target[index]).sum()
-            optimizer.zero_grad(set_to_none=True)
-            batch_loss.backward()
+            index = orders[epoch, :, batch * settings.batch_size : (batch + 1) * settings.batch_size]  # (S, B)
+            optimizer.zero_grad()
+            model.set_minibatch_gradients(minibatch, index)
             optimizer.step()
             step += 1
             if step % settings.record_every == 0:
                 record(step)
-        scheduler.step()
+        if epoch + 1 in decays:
+            optimizer.decay(settings.lr_decay_factor ** decays[epoch + 1])
         if (epoch + 1) % max(1, settings.epochs // 10) == 0 or epoch + 1 == settings.epochs:
             check_finite()
             train_loss, test_loss = recorded_losses[-1]

@@ -142,3 +142,27 @@ def test_initialisation_depends_on_the_seed_only_and_is_uniform_in_the_protocol_
     torch.testing.assert_close(first.weights["W_KQ"][1], again.weights["W_KQ"][0])  # same seed, same draw
     assert not torch.allclose(first.weights["W_KQ"][0], first.weights["W_KQ"][1])
     assert all(value.abs().max() <= 0.5 for value in first.weights.values())  # U[−1/√n, 1/√n], n = 4
+
+
+@pytest.mark.parametrize("model_class", [LinearAttention, SoftmaxAttention])
+def test_hand_derived_gradient_equals_autograd(model_class):
+    """set_minibatch_gradients of eqs. 11 and 12 (derived by hand) against autograd on the whole
+    ensemble (EnsembleModel.set_minibatch_gradients), each seed on its own minibatch."""
+    from icdenoise.models import EnsembleModel
+    from icdenoise.training import MinibatchGather
+
+    generator = torch.Generator().manual_seed(0)
+    seeds, n, length, prompts, batch = 3, 4, 30, 20, 6
+    model = model_class.from_weights(torch.randn(seeds, n, n, generator=generator),
+                                          torch.randn(seeds, n, n, generator=generator))
+    context = torch.randn(prompts, length, n, generator=generator)
+    minibatch = MinibatchGather(model.prepare(context), torch.randn(prompts, n, generator=generator),
+                                torch.randn(prompts, n, generator=generator))
+    index = torch.stack([torch.randperm(prompts, generator=generator)[:batch] for _ in range(seeds)])
+    model.set_minibatch_gradients(minibatch, index)
+    by_hand = [parameter.grad.clone() for parameter in model.parameters()]
+    model.zero_grad(set_to_none=True)
+    EnsembleModel.set_minibatch_gradients(model, minibatch, index)
+    for hand, auto in zip(by_hand, (parameter.grad for parameter in model.parameters())):
+        assert auto.abs().max() > 1e-3  # far from a stationary point: a wrong term would show
+        torch.testing.assert_close(hand, auto, rtol=1e-10, atol=1e-12)
