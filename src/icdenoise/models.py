@@ -156,8 +156,11 @@ class LinearAttention(OneLayerAttention):
         return context.transpose(1, 2) @ context / context.shape[1]
 
     def forward(self, features: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
-        key_query = self._key_query(query)  # (S, B, n)
-        mixed = (features * key_query.unsqueeze(-2)).sum(-1)  # C (…, B, n, n) times (S, B, 1, n) → (S, B, n)
+        if features.dim() == 3 and query.dim() == 2:  # shared: one batched product, C_b (n, n) @ (n, S) per prompt
+            mixed = (features @ self._key_query_prompt_major(query).transpose(1, 2)).permute(2, 0, 1)  # (S, B, n)
+        else:
+            key_query = self._key_query(query)  # (S, B, n)
+            mixed = (features * key_query.unsqueeze(-2)).sum(-1)  # C (…, B, n, n) times (S, B, 1, n) → (S, B, n)
         return self._apply_value(mixed)
 
     @torch.no_grad()
