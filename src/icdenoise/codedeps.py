@@ -41,13 +41,18 @@ def _file_imports(path: Path, package: str | None) -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
+def _file_tree(path: str, modified_ns: int) -> ast.AST:
+    return ast.parse(Path(path).read_text())
+
+
+@lru_cache(maxsize=None)
 def _file_imports_version(path: str, modified_ns: int, package: str | None) -> frozenset[str]:
-    return frozenset(_imported_names(ast.parse(Path(path).read_text()), package))
+    return frozenset(_imported_names(_file_tree(path, modified_ns), package))
 
 
 @lru_cache(maxsize=None)
 def _file_imports_torch(path: str, modified_ns: int) -> bool:
-    return _imports_module(ast.parse(Path(path).read_text()), "torch")
+    return _imports_module(_file_tree(path, modified_ns), "torch")
 
 
 def _is_type_checking_block(node: ast.AST) -> bool:

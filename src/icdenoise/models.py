@@ -134,7 +134,6 @@ class OneLayerAttention(EnsembleModel):
         """W_KQ x̃ for every seed: query (B, n) or (S, B, n) → (S, B, n)."""
         return (self.weights["W_KQ"] @ query.transpose(-1, -2)).transpose(1, 2)
 
-
     def _key_query_prompt_major(self, query: torch.Tensor) -> torch.Tensor:
         """W_KQ x̃ for every seed of a shared query (B, n), as a contiguous (B, S, n): one (B, n) @ (n, S·n) product."""
         w_kq = self.weights["W_KQ"]
