@@ -18,6 +18,7 @@ include: "workflow/rules/evaluation.smk"
 include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/onelayer/study.smk"
 include: "workflow/rules/alltoken/study.smk"
+include: "workflow/rules/mssa/study.smk"
 
 
 rule all:
@@ -26,4 +27,5 @@ rule all:
     input:
         rules.onelayer.input,
         rules.alltoken.input,
+        rules.mssa.input,
         rules.leaderboard.input,

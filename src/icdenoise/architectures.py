@@ -9,4 +9,5 @@ DENOISES: dict[str, frozenset[str]] = {
     "softmax": frozenset({"query"}),  # eq. 12
     "stacked_self_attention": frozenset({"all_tokens"}),  # every token noisy, every token a target
     "two_stage_attention": frozenset({"all_tokens"}),  # the all-token study's learned particle flow + cross-attention
+    "mssa": frozenset({"off_subspace"}),  # Wang et al. 2025: unrolled subspace self-attention on every token
 }

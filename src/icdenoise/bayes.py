@@ -121,6 +121,21 @@ def gmm_posterior_mean_point_masses(query, centres, weights, sigma_z_sq: float) 
     return np.einsum("bk,bkn->bn", resp, centres)
 
 
+def low_rank_mixture_posterior_mean(query: np.ndarray, bases: np.ndarray, delta_sq: float) -> np.ndarray:
+    """E[x | z] for Wang et al. (2025), Definition 2.1, with the bases known and the component latent.
+
+    query (N, n); bases (N, K, n, p) jointly orthonormal; δ² the noise variance on the other
+    subspaces. With c_k = U_kᵀ z, component k makes z Gaussian with variance 1 on subspace k and δ²
+    on the K−1 others, so its log-likelihood is −‖c_k‖²/2 − Σ_{j≠k} ‖c_j‖²/(2δ²) + const, the constant
+    the same for every k: the posterior weight is π_k ∝ exp(‖c_k‖² (1/δ² − 1)/2) under equal priors.
+    Given k the signal U_k a is U_k c_k exactly (the noise is orthogonal to it), so E[x | z] = Σ_k π_k U_k c_k.
+    """
+    coordinates = np.einsum("bknp,bn->bkp", bases, query)
+    log_weights = 0.5 * np.square(coordinates).sum(-1) * (1.0 / delta_sq - 1.0)
+    weights = np.exp(log_weights - logsumexp(log_weights, axis=1, keepdims=True))
+    return np.einsum("bk,bknp,bkp->bn", weights, bases, coordinates)
+
+
 def top_principal_subspace(context: np.ndarray, k: int) -> np.ndarray:
     """(N, n, k) orthonormal basis of the top-k eigenvectors of each prompt's (1/L) Σ_t x_t x_tᵀ."""
     second_moment = np.einsum("bln,blm->bnm", context, context) / context.shape[1]

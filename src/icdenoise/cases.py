@@ -44,7 +44,7 @@ class Case:
         for index in range(start, start + n_prompts):
             rng = np.random.default_rng([seed, index])
             tokens, task = self.task.sample_tokens(rng, self.corruption.clean_tokens(context_length))
-            for piece, value in zip(pieces, (*self.corruption.corrupt(rng, tokens), task)):
+            for piece, value in zip(pieces, (*self.corruption.corrupt(rng, tokens, task), task)):
                 piece.append(value)
         prompts = stack_prompts(*pieces)
         return prompts if self.transform is None else transform_prompts(prompts, self.transform)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 PARTITION = "SBATCH_PARTITION"  # every job's partition (also sbatch's own variable)
 ACCOUNT = "SBATCH_ACCOUNT"  # the account every job is charged to (also sbatch's own variable)
 GPU_PARTITION = "ICDENOISE_GPU_PARTITION"  # where training jobs that can use a GPU go
+TRAINING_RULES = ("train_ensemble", "mssa_train_regression")  # the rules that can use a GPU
 
 
 def training_gpus(device: str, environ: Mapping[str, str]) -> int:
@@ -22,13 +23,13 @@ def training_gpus(device: str, environ: Mapping[str, str]) -> int:
 
 def placement(rule: str, device: str, environ: Mapping[str, str]) -> dict[str, str | int]:
     """The SLURM resources of a rule's jobs: ``slurm_partition``, ``slurm_account`` and, for
-    ``train_ensemble``, ``gpu`` (the executor turns it into ``--gpus``)."""
+    the training rules, ``gpu`` (the executor turns it into ``--gpus``); `device` is the rule's own device setting."""
     resources: dict[str, str | int] = {}
     if environ.get(PARTITION):
         resources["slurm_partition"] = environ[PARTITION]
     if environ.get(ACCOUNT):
         resources["slurm_account"] = environ[ACCOUNT]
-    if rule == "train_ensemble":
+    if rule in TRAINING_RULES:
         resources["gpu"] = training_gpus(device, environ)
         if resources["gpu"] and environ.get(GPU_PARTITION):
             resources["slurm_partition"] = environ[GPU_PARTITION]

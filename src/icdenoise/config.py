@@ -132,6 +132,13 @@ def _case_problems(name: str, block: dict) -> list[str]:
         return [f"{key}.centres: every centre needs {key}.n = {block['n']} coordinates"]
     if task == "gmm" and block["K"] > block["L"]:
         return [f"{key}.K: {block['K']} exceeds {key}.L = {block['L']} (allowed: K ≤ L)"]
+    corruption = block["corruption"]["kind"]
+    if (task == "low_rank_mixture") != (corruption == "off_subspace"):
+        return [f"{key}.corruption.kind: {corruption!r} with task {task!r} (allowed: off_subspace exactly with task low_rank_mixture)"]
+    if task == "low_rank_mixture" and block["K"] * block["p"] > block["n"]:
+        return [f"{key}.p: K·p = {block['K'] * block['p']} orthogonal directions exceed {key}.n = {block['n']} (allowed: K·p ≤ n)"]
+    if task == "low_rank_mixture" and block["K"] > block["L"]:
+        return [f"{key}.K: {block['K']} exceeds {key}.L = {block['L']} (allowed: K ≤ L, a token per subspace)"]
     return []
 
 

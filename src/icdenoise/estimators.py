@@ -22,7 +22,7 @@ from . import bayes
 from .cases import Case, untransformed
 from .denoisers import Denoiser
 from .prompts import Prompts
-from .tasks import FixedMixture, GaussianMixture, LinearSubspace, Sphere, Task
+from .tasks import FixedMixture, GaussianMixture, LinearSubspace, LowRankMixture, Sphere, Task
 
 Formula = Callable[[Prompts, Task, float], np.ndarray]  # (prompts, task, σ_z²) → (N, n)
 
@@ -94,6 +94,11 @@ def gmm_plugin(prompts: Prompts, task: GaussianMixture, sigma_z_sq: float) -> np
     return bayes.gmm_posterior_mean(prompts.query, centres, weights, task.sigma0_sq, sigma_z_sq)
 
 
+def low_rank_mixture_oracle(prompts: Prompts, task: LowRankMixture, sigma_z_sq: float) -> np.ndarray:
+    """The posterior mean of Definition 2.1's signal with the prompt's true bases (component latent)."""
+    return bayes.low_rank_mixture_posterior_mean(prompts.query, prompts.task["bases"], sigma_z_sq)
+
+
 ESTIMATORS: dict[str, dict[str, ClosedForm]] = {
     "linear": {
         "oracle": ClosedForm(linear_oracle, reads_context=False),
@@ -117,6 +122,10 @@ ESTIMATORS: dict[str, dict[str, ClosedForm]] = {
         "oracle_point_masses": ClosedForm(gmm_oracle_point_masses, reads_context=False),
         "plugin": ClosedForm(gmm_plugin, reads_context=True),
         "ideal_softmax": ClosedForm(ideal_softmax, reads_context=True),
+        "zero": ClosedForm(zero_predictor, reads_context=False),
+    },
+    "low_rank_mixture": {
+        "oracle": ClosedForm(low_rank_mixture_oracle, reads_context=False),  # δ² = the off_subspace corruption's σ_z²
         "zero": ClosedForm(zero_predictor, reads_context=False),
     },
 }

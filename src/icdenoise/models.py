@@ -45,7 +45,9 @@ class EnsembleModel(nn.Module):
 
     architecture: ClassVar[str]
 
-    def __init__(self, parameters: dict[str, torch.Tensor]):
+    def __init__(self, parameters: dict[str, torch.Tensor], **options):
+        """`options`: the model block's other keys; architectures whose forward pass needs fixed,
+        unlearned settings (`SubspaceSelfAttention`'s η, τ, φ) read them, the others need none."""
         super().__init__()
         self.weights = nn.ParameterDict({name: nn.Parameter(value.clone()) for name, value in parameters.items()})
 
@@ -58,7 +60,7 @@ class EnsembleModel(nn.Module):
     def initialise(cls, seeds: list[int], n: int, dtype=torch.float32, **options) -> "EnsembleModel":
         """The ensemble of `seeds`, seed s initialised from its own initialisation generator."""
         per_seed = [cls.initial_parameters(seed_generators(seed)[0], n, **options) for seed in seeds]
-        return cls({name: torch.as_tensor(np.stack([p[name] for p in per_seed]), dtype=dtype) for name in per_seed[0]})
+        return cls({name: torch.as_tensor(np.stack([p[name] for p in per_seed]), dtype=dtype) for name in per_seed[0]}, **options)
 
     @classmethod
     def corruptions(cls) -> frozenset[str]:
@@ -83,8 +85,9 @@ class EnsembleModel(nn.Module):
         return pd.concat(frames, ignore_index=True)
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, stage: str) -> tuple[list[int], "EnsembleModel"]:
-        """The inverse of `to_frame` for one stage (initial | final): (seeds, float64 ensemble)."""
+    def from_frame(cls, frame: pd.DataFrame, stage: str, **options) -> tuple[list[int], "EnsembleModel"]:
+        """The inverse of `to_frame` for one stage (initial | final): (seeds, float64 ensemble); `options`
+        are the model block's other keys."""
         selected = frame[frame["stage"] == stage]
         seeds = sorted(int(seed) for seed in selected["seed"].unique())
         parameters = {}
@@ -92,7 +95,7 @@ class EnsembleModel(nn.Module):
             rows = selected[selected["matrix"] == name].sort_values(["seed", "row", "col"])
             shape = (len(seeds), int(rows["row"].max()) + 1, int(rows["col"].max()) + 1)
             parameters[name] = torch.tensor(rows["value"].to_numpy().reshape(shape), dtype=torch.float64)
-        return seeds, cls(parameters)
+        return seeds, cls(parameters, **options)
 
     @staticmethod
     def prepare(context: torch.Tensor) -> torch.Tensor:
@@ -325,8 +328,92 @@ class TwoStageAttention(EnsembleModel):
         return self._kernel_mean(noisy, particles, self.weights["log_beta_c"].exp().view(-1, 1, 1, 1))
 
 
+class SubspaceSelfAttention(EnsembleModel):
+    """Wang et al. (2025), eqs. 3-4: `layers` multi-head subspace self-attention (MSSA) steps
+    Z ← Z + η Σ_k U_k U_kᵀ Z φ(Zᵀ U_k U_kᵀ Z), one head per subspace, query, key and value all U_kᵀ Z.
+
+    φ acts column by column (on each query token's scores over the keys):
+    - ``softmax``: the plain softmax (the paper's experiments);
+    - ``thresholded``: h(softmax(·)) with h(x) = τ·1{x > τ} (Theorem 3.1).
+    Tokens are rows here, so Z φ(M) is φ(M)ᵀ applied to the (T, n) token matrix; M is symmetric.
+
+    Parameters U_ℓ (S, n, K·p) for ℓ = 1..layers, the K bases [U_1 … U_K] side by side (head k in
+    columns k·p … (k+1)·p − 1). With known bases every layer has the same U (`from_bases`); trained,
+    each layer learns its own (Sec. 3.1, "The role of backward propagation").
+
+    As a denoiser its estimate of the clean tokens is the last layer's tokens divided by the gain
+    (1 + ητ)^layers (τ = 1 for the softmax), the factor by which Theorem 3.1 amplifies the signal: in
+    the theorem's regime the signal comes back unchanged and the noise shrinks by that factor.
+    """
+
+    architecture: ClassVar[str] = "mssa"
+    PHIS: ClassVar[tuple[str, ...]] = ("thresholded", "softmax")
+
+    def __init__(self, parameters, heads: int = 1, eta: float = 1.0, tau: float = 1.0, phi: str = "softmax", **options):
+        super().__init__(parameters)
+        if phi not in self.PHIS:
+            raise ValueError(f"phi must be one of {self.PHIS}, got {phi!r}")
+        self.heads, self.eta, self.tau, self.phi = heads, eta, tau, phi
+
+    @classmethod
+    def initial_parameters(cls, rng, n, layers: int = 1, heads: int = 1, head_dim: int = 1, **options):
+        """Each layer's bases: the columns of a Haar-random (n, heads·head_dim) orthonormal matrix."""
+        from .tasks import haar_orthonormal_basis
+
+        return {f"U_{layer}": haar_orthonormal_basis(rng, n, heads * head_dim) for layer in range(1, layers + 1)}
+
+    @classmethod
+    def from_bases(cls, bases: torch.Tensor, layers: int, eta: float, tau: float, phi: str) -> "SubspaceSelfAttention":
+        """The unrolled operator with known bases (S, K, n, p), the same in every layer (eq. 3)."""
+        seeds, heads, n, p = bases.shape
+        side_by_side = bases.permute(0, 2, 1, 3).reshape(seeds, n, heads * p)
+        return cls({f"U_{layer}": side_by_side for layer in range(1, layers + 1)}, heads=heads, eta=eta, tau=tau, phi=phi)
+
+    @property
+    def layers(self) -> int:
+        return len(self.weights)
+
+    @property
+    def gain(self) -> float:
+        """(1 + ητ)^layers, Theorem 3.1's signal gain over the whole stack (τ = 1 for the softmax)."""
+        return (1.0 + self.eta * (self.tau if self.phi == "thresholded" else 1.0)) ** self.layers
+
+    @staticmethod
+    def prepare(context: torch.Tensor) -> torch.Tensor:
+        return context
+
+    def head_coordinates(self, tokens: torch.Tensor, layer: int) -> torch.Tensor:
+        """U_kᵀ z for every head: tokens (S, B, T, n) → (S, B, K, T, p)."""
+        basis = self.weights[f"U_{layer}"]
+        coordinates = tokens @ basis.unsqueeze(1)  # (S, B, T, K·p)
+        return coordinates.unflatten(-1, (self.heads, -1)).transpose(2, 3)
+
+    def attention(self, coordinates: torch.Tensor) -> torch.Tensor:
+        """φ of each head's scores: (S, B, K, T, p) → (S, B, K, T, T), row i the query token's weights."""
+        weights = torch.softmax(coordinates @ coordinates.transpose(-1, -2), dim=-1)
+        if self.phi == "thresholded":
+            weights = self.tau * (weights > self.tau).to(weights.dtype)
+        return weights
+
+    def layer_outputs(self, features: torch.Tensor) -> torch.Tensor:
+        """Every layer's tokens, (layers + 1, S, B, T, n): index 0 is the input Z⁽⁰⁾."""
+        tokens = features if features.dim() == 4 else features.expand(self.ensemble_size, *features.shape)
+        outputs = [tokens]
+        for layer in range(1, self.layers + 1):
+            coordinates = self.head_coordinates(tokens, layer)
+            mixed = self.attention(coordinates) @ coordinates  # Σ_j φ_ij U_kᵀ z_j: (S, B, K, T, p)
+            update = mixed.transpose(2, 3).flatten(-2) @ self.weights[f"U_{layer}"].transpose(-1, -2).unsqueeze(1)
+            tokens = tokens + self.eta * update
+            outputs.append(tokens)
+        return torch.stack(outputs)
+
+    def forward(self, features: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
+        return self.layer_outputs(features)[-1] / self.gain
+
+
 MODELS: dict[str, type[EnsembleModel]] = {
-    cls.architecture: cls for cls in (LinearAttention, SoftmaxAttention, StackedSelfAttention, TwoStageAttention)
+    cls.architecture: cls
+    for cls in (LinearAttention, SoftmaxAttention, StackedSelfAttention, TwoStageAttention, SubspaceSelfAttention)
 }
 
 
@@ -343,6 +430,7 @@ def load_trained(path, stage: str = "final"):
     from .artifacts import read_metadata
     from .denoisers import TrainedEnsemble
 
-    architecture = read_metadata(path)["params"]["params"]["model"]["architecture"]  # rule train_ensemble's params.model
-    seeds, model = MODELS[architecture].from_frame(pq.read_table(path).to_pandas(), stage)
+    block = read_metadata(path)["params"]["params"]["model"]  # rule train_ensemble's params.model
+    options = {key: value for key, value in block.items() if key != "architecture"}
+    seeds, model = MODELS[block["architecture"]].from_frame(pq.read_table(path).to_pandas(), stage, **options)
     return TrainedEnsemble(model, tuple(seeds))

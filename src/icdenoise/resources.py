@@ -38,7 +38,8 @@ RUNTIME_FLOOR_MINUTES = 2  # a cold start on a busy shared filesystem can take a
 # Seconds per unit of `work_per_prompt` × seeds × epochs × prompts, the upper envelope of the paper
 # config's training jobs (stacked_self_attention: of the smoke config's, its only runs so far).
 TRAINING_SECONDS_PER_WORK = {"linear": 1.5e-9, "softmax": 3.2e-9, "stacked_self_attention": 2.0e-8,
-                             "two_stage_attention": 4.0e-8}  # all-token study: measured on its paper-config run
+                             "two_stage_attention": 4.0e-8,
+                             "mssa": 2.0e-8}  # mssa: not calibrated, no configured run trains it; stacked attention's value  # all-token study: measured on its paper-config run
 TRAINING_SECONDS_PER_STEP = 2e-3  # Python and autograd overhead of one optimiser step, whatever its size
 SAMPLING_SECONDS_PER_VALUE = 2.0e-8  # sample_prompts, per float of the dataset
 EVALUATION_SECONDS_PER_VALUE = 1.0e-7  # evaluate_bayes and evaluate_trained, per float of the fresh prompts
@@ -152,6 +153,35 @@ def empirical_bayes_job(rule: str, wildcards: dict, config: dict) -> JobEstimate
     return JobEstimate(f"{rule} (all-token study)", megabytes, STARTUP_SECONDS + KERNEL_SECONDS_PER_VALUE * values)
 
 
+MSSA_SECONDS_PER_TOKEN_LAYER = 5.0e-5  # mssa_leaderboard_scores: sampling and MSSA, per prompt, token and layer
+# (measured 2.5e-5 on the 2-core EPYC, paper config: twice that, for slower machines)
+
+
+def mssa_job(rule: str, config: dict) -> JobEstimate:
+    """The mssa study's in-context training (its config states the request, `mssa.regression.resources`;
+    the estimate is that request without the headroom), its SNR trajectories and its leaderboard scores."""
+    if rule in ("mssa_snr", "mssa_sweep"):
+        snr, sweep = config["mssa"]["snr"], config["mssa"]["sweep"]
+        depth = snr["depth"] if rule == "mssa_snr" else sweep["depth"]
+        n = snr["n"] if rule == "mssa_snr" else max(snr["n"], snr["K"] * max(sweep["ps"]))
+        # every layer's tokens, and per head a few copies of their coordinates (measured 669 and 1075 MB
+        # against 994 and 1188 estimated on the paper config)
+        working = 4 * _float_arrays((depth + 1) * snr["tokens"] * n * snr["K"])
+        return JobEstimate(rule, INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + working, LIGHT_JOB_SECONDS + TORCH_STARTUP_SECONDS)
+    if rule == "mssa_train_regression":
+        requested = config["mssa"]["regression"]["resources"]
+        return JobEstimate(rule, requested["mem_mb"] / MEMORY_HEADROOM, 60 * requested["runtime_minutes"] / RUNTIME_HEADROOM)
+    settings, evaluation = config["mssa"]["leaderboard"], config["evaluation"]
+    case = config["cases"][settings["case"]]
+    length = int(case["L"])
+    seconds = MSSA_SECONDS_PER_TOKEN_LAYER * evaluation["n_prompts"] * length * (settings["layers"] + 1)
+    chunk = min(evaluation["chunk_size"], evaluation["n_prompts"])
+    # a chunk's attention weights (K, L, L) and a few copies of its tokens (L, n) per prompt, three times over
+    # (scores, weights and their φ): measured 1658 MB against 2301 estimated on the paper config
+    working = 3 * _float_arrays(chunk * (case["K"] * length**2 + 4 * length * case["n"]))
+    return JobEstimate(rule, INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + working, STARTUP_SECONDS + seconds)
+
+
 def _cases(config: dict) -> dict[str, dict]:
     return {name: {**block, "name": name} for name, block in config["cases"].items()}
 
@@ -160,6 +190,8 @@ def job_estimate(rule: str, wildcards: dict, config: dict, imports_torch: bool) 
     """The estimate of one job of `rule`, whose wildcards name its case, L and model where it has them."""
     if rule in ("alltoken_mse", "alltoken_leaderboard_scores"):
         return empirical_bayes_job(rule, wildcards, config)
+    if rule in ("mssa_train_regression", "mssa_leaderboard_scores", "mssa_snr", "mssa_sweep"):
+        return mssa_job(rule, config)
     if rule not in ("sample_prompts", "train_ensemble", "evaluate_bayes", "evaluate_trained"):
         return light_job(rule, imports_torch)
     case = _cases(config)[wildcards["case"]]

@@ -144,7 +144,40 @@ class FixedMixture(Task):
         return float(np.mean(np.sum(np.square(self.centres), axis=1))) + self.n * self.sigma0_sq
 
 
-TASKS: dict[str, type[Task]] = {cls.name: cls for cls in (LinearSubspace, Sphere, GaussianMixture, FixedMixture)}
+@dataclass(frozen=True)
+class LowRankMixture(Task):
+    """The signal part of Wang et al. (2025), Definition 2.1, with orthogonal subspaces (their eq. 7):
+    K subspaces of dimension p in R^n with orthonormal bases U_1..U_K, and token i of component k
+    equal to U_k a_i, a_i ~ N(0, I_p). Tokens are split into K equal consecutive blocks C_1..C_K (the
+    theorem's N_k = N/K; sizes differ by at most one when K does not divide the count). Definition
+    2.1's noise on the other subspaces is the `off_subspace` corruption.
+
+    Task parameter: ``bases`` (K, n, p), the K orthonormal bases, jointly orthonormal (Kp ≤ n).
+    """
+
+    K: int
+    p: int
+
+    name: ClassVar[str] = "low_rank_mixture"
+
+    def sample_tokens(self, rng, count):
+        bases = self.draw_bases(rng)
+        coordinates = rng.standard_normal((count, self.p))
+        return np.einsum("inp,ip->in", bases[self.labels(count)], coordinates), {"bases": bases}
+
+    def draw_bases(self, rng: np.random.Generator) -> np.ndarray:
+        """(K, n, p): the columns of one Haar-random (n, Kp) orthonormal matrix, p per subspace."""
+        return haar_orthonormal_basis(rng, self.n, self.K * self.p).reshape(self.n, self.K, self.p).transpose(1, 0, 2)
+
+    def labels(self, count: int) -> np.ndarray:
+        """The component of each of `count` tokens: K consecutive blocks of (nearly) equal size."""
+        return np.arange(count) * self.K // count
+
+    def second_moment(self) -> float:
+        return float(self.p)
+
+
+TASKS: dict[str, type[Task]] = {cls.name: cls for cls in (LinearSubspace, Sphere, GaussianMixture, FixedMixture, LowRankMixture)}
 
 
 def make_task(block: dict) -> Task:

@@ -45,6 +45,9 @@ def test_leaderboard_scores_every_case_with_every_denoiser_that_applies(smoke_ru
     assert set(board["case"]) == set(paper_cases) | {"gmm_all_tokens"}  # every case of the merged config
     alltoken = set(board.loc[board["case"] == "alltoken_mixture", "estimator"])
     assert alltoken == {"oracle", "zero", "alltoken_learned", "stage1_only", "stage2_only", "two_stage"}  # the study's rows joined
+    lowrank = board[board["case"] == "mssa_lowrank"].set_index("estimator")
+    assert set(lowrank.index) == {"oracle", "zero", "mssa_known_bases_thresholded", "mssa_known_bases_softmax"}
+    assert lowrank.loc["oracle", "mse"] < lowrank.loc["mssa_known_bases_thresholded", "mse"] < lowrank.loc["zero", "mse"]
     oracle = board[board["estimator"] == "oracle"]
     assert (oracle["ratio_to_bayes"] == 1.0).all() and len(oracle) == board["case"].nunique()
     sphere = board[board["case"] == "sphere"].set_index("estimator")
@@ -104,9 +107,10 @@ def test_fig3_targets_are_built(smoke_run):
 
 def test_every_parquet_records_its_provenance(smoke_run):
     files = list((smoke_run / "results").rglob("*.parquet")) + list((smoke_run / "figures").glob("*.parquet"))
-    # datasets 10, closed forms 11 (every case + the L = 10 sweep point), training 2 × 14, trained scores 9,
-    # landscapes 2, figure tables 12, leaderboard 1, the all-token study's results 11
-    assert len(files) == 10 + 11 + 28 + 9 + 2 + 12 + 1 + 11
+    # datasets 10, closed forms 12 (every case + the L = 10 sweep point), training 2 × 14, trained scores 9,
+    # landscapes 2, figure tables 12, leaderboard 1, the all-token study's results 11, the mssa study's 18
+    # (sweep 2, 6 × 2 regression runs, 2 baselines, training curves, leaderboard scores)
+    assert len(files) == 10 + 12 + 28 + 9 + 2 + 12 + 1 + 11 + 18
     for path in files:
         metadata = read_metadata(path)
         assert metadata["params"] and metadata["package_version"] and metadata["git_commit"]
@@ -144,6 +148,7 @@ def test_changing_one_case_reruns_only_what_depends_on_it(smoke_run):
         "figures/leaderboard.parquet", "figures/leaderboard.md",
         # every ledger names the merged config it was built from (its sha256), so a config change rebuilds it
         "figures/alltoken/claims.parquet", "figures/alltoken/claims.md",
+        "figures/mssa/claims.parquet", "figures/mssa/claims.md",
     }
 
 

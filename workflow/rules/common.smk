@@ -40,6 +40,7 @@ if any(argument == "--report" or argument.startswith("--report=") for argument i
 CASES = list(config["cases"])
 MODELS = list(config["models"])
 RUNS = all_runs(config)  # every (case, model, L) some study or the leaderboard trains
+RULE_DEVICES = {}  # a study's training rule → its device setting (else training.device), filled before its rules
 LEADERBOARD_STUDY_SCORES = []  # score tables a study adds to the leaderboard (columns of evaluate_denoisers; seed for trained rows)
 
 
@@ -69,7 +70,7 @@ def job_resources(script):
         mem_mb=lambda wildcards: estimate(wildcards).mem_mb,
         runtime=lambda wildcards: estimate(wildcards).runtime_minutes,
         cpus_per_task=lambda wildcards, threads: threads,
-        **placement(job, config["training"]["device"], os.environ),
+        **placement(job, RULE_DEVICES.get(job, config["training"]["device"]), os.environ),
     )
 
 

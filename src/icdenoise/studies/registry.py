@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import Study
 from .alltoken.study import STUDY as ALLTOKEN
+from .mssa.study import STUDY as MSSA
 from .onelayer.study import STUDY as ONELAYER
 
-STUDIES: dict[str, Study] = {study.name: study for study in (ONELAYER, ALLTOKEN)}
+STUDIES: dict[str, Study] = {study.name: study for study in (ONELAYER, ALLTOKEN, MSSA)}

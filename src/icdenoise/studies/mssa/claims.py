@@ -1,0 +1,103 @@
+"""The checkable statements of Wang et al. (2025) (shared/papers/wang-et-al-2025-attention-only-transformers.txt):
+where each is stated, what it says and how our value is measured. Frames: snr (Fig. 4 per layer),
+departures (the regime sweep's first departing layer per point) and regression (Fig. 6's test errors).
+Each claim's test is in the config block `mssa.claims`, written before the result was seen. The
+ImageNet and OpenWebText results are listed as not attempted (`NOT_ATTEMPTED`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...claims import Claim, Frames
+
+
+def _snr_rows(frames: Frames, spec: dict) -> pd.DataFrame:
+    table = frames["snr"]
+    return table[(table["delta"] == spec["delta"]) & (table["phi"] == spec["phi"])]
+
+
+def _largest_rate_error(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed: the largest |SNR_ℓ/SNR_{ℓ−1} / (1 + ητ) − 1| over layers 1..spec.layers (all layers
+    when the spec names none)."""
+    rows = _snr_rows(frames, spec)
+    rows = rows[(rows["layer"] >= 1) & (rows["layer"] <= spec.get("layers", rows["layer"].max()))]
+    return (rows["ratio"] / rows["theory_gain"] - 1).abs().groupby(rows["seed"]).max().to_numpy()
+
+
+def _last_layer_over_theory(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed: SNR at the last layer over the theory line SNR₀ (1 + ητ)^L."""
+    rows = _snr_rows(frames, spec)
+    last = rows[rows["layer"] == rows["layer"].max()]
+    return (last["snr"] / last["theory"]).to_numpy()
+
+
+def _last_layer_over_first(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed: SNR at the last layer over SNR₀."""
+    rows = _snr_rows(frames, spec)
+    first, last = rows[rows["layer"] == 0].set_index("seed")["snr"], rows[rows["layer"] == rows["layer"].max()].set_index("seed")["snr"]
+    return (last / first).to_numpy()
+
+
+def _regression_errors(frames: Frames, spec: dict, architecture: str) -> pd.Series:
+    table = frames["regression"]
+    rows = table[(table["task"] == spec["regression_task"]) & (table["model"] == architecture)]
+    return rows.groupby("examples")["normalized_mse"].mean()
+
+
+def _gap_to_versus(frames: Frames, spec: dict) -> np.ndarray:
+    """The mean over k ≥ d in-context examples of the normalized error of `architecture` minus that of
+    `versus_architecture` (both averaged over training seeds)."""
+    table = frames["regression"]
+    d = int(table["d"].iloc[0])
+    gap = _regression_errors(frames, spec, spec["architecture"]) - _regression_errors(frames, spec, spec["versus_architecture"])
+    return np.array([gap[gap.index >= d].mean()])
+
+
+def _error_at_most_examples(frames: Frames, spec: dict) -> np.ndarray:
+    """Per training seed: the normalized error of `architecture` at the largest number of examples."""
+    table = frames["regression"]
+    rows = table[(table["task"] == spec["regression_task"]) & (table["model"] == spec["architecture"])]
+    return rows[rows["examples"] == rows["examples"].max()]["normalized_mse"].to_numpy()
+
+
+CLAIMS: dict[str, Claim] = {
+    "theorem31_rate_first_layers": Claim("Theorem 3.1, eq. 8", "Each layer multiplies the SNR by exactly 1 + ητ (ours: the largest relative "
+                                         "error of SNR_ℓ/SNR_{ℓ−1} over the first `layers` layers, thresholded φ)", _largest_rate_error),
+    "theorem31_rate_every_layer": Claim("Theorem 3.1, eq. 8", "… for each layer ℓ ≤ L − 1 (ours: the largest relative error of the ratio "
+                                        "over every layer of the Fig. 4 depth, thresholded φ)", _largest_rate_error),
+    "fig4_delta02_on_theory_line": Claim("Fig. 4 left, Sec. 3.2", "At δ = 0.2 the measured SNR follows the linear-rate growth (ours: SNR at "
+                                         "the last layer over SNR₀ (1 + ητ)^L)", _last_layer_over_theory),
+    "fig4_delta05_on_theory_line": Claim("Fig. 4 right, Sec. 3.2", "At δ = 0.5 the measured SNR follows the linear-rate growth (ours: SNR at "
+                                         "the last layer over SNR₀ (1 + ητ)^L)", _last_layer_over_theory),
+    "fig4_softmax_snr_grows": Claim("Fig. 4, Sec. 3.2", "The layers denoise: the SNR grows with depth (ours: plain softmax φ, SNR at the "
+                                    "last layer over SNR₀)", _last_layer_over_first),
+    "fig6_linear_mssa_close_to_transformer": Claim("Fig. 6 left, Sec. 4.2.2", "AoT-MSSA in-context learns linear functions close to the "
+                                                   "transformer (ours: mean gap in normalized error over k ≥ d)", _gap_to_versus),
+    "fig6_linear_mhsa_close_to_transformer": Claim("Fig. 6 left, Sec. 4.2.2", "AoT-MHSA in-context learns linear functions close to the "
+                                                   "transformer (ours: mean gap in normalized error over k ≥ d)", _gap_to_versus),
+    "fig6_sparse_mssa_close_to_transformer": Claim("Fig. 6 right, Sec. 4.2.2", "AoT-MSSA in-context learns sparse linear functions close "
+                                                   "to the transformer (ours: mean gap over k ≥ d)", _gap_to_versus),
+    "fig6_sparse_mhsa_close_to_transformer": Claim("Fig. 6 right, Sec. 4.2.2", "AoT-MHSA in-context learns sparse linear functions close "
+                                                   "to the transformer (ours: mean gap over k ≥ d)", _gap_to_versus),
+    "fig6_mssa_learns_linear_in_context": Claim("Fig. 6 left, Sec. 4.2.2", "AoT-MSSA can in-context learn linear functions (ours: its "
+                                                "normalized error at the most examples, per seed)", _error_at_most_examples),
+}
+
+NOT_ATTEMPTED: dict[str, str] = {
+    "Table 1 (AoT-MSSA-V vs CRATE on ImageNet, 71.7% vs 79.5%)": "needs ImageNet-21K/1K, not reachable from this machine",
+    "Table 2 (AoT-MHSA-V vs ViT on ImageNet, 69.5% vs 72.4%)": "needs ImageNet-1K, not reachable from this machine",
+    "Table 3 (zero-shot LAMBADA, PTB, WikiText, CBT)": "needs OpenWebText pre-training and the benchmark sets, not reachable here",
+    "Table 4 (language-model architectures)": "a description of the OpenWebText models, nothing to measure without them",
+    "Fig. 5 (OpenWebText training and validation loss)": "needs OpenWebText, not reachable from this machine",
+    "Fig. 7 (ImageNet attention maps)": "needs a model trained on ImageNet",
+}
+
+
+def not_attempted_markdown(scale: str) -> str:
+    """The ledger's closing sections: the scale of the in-context runs and the results not attempted."""
+    lines = ["", f"In-context regression (Fig. 6 claims) ran at the `{scale}` scale of `mssa.regression`"
+             + (": smaller width, depth and step count than the paper's Table 5 (config/mssa_paper_scale.yaml has those)." if scale == "scaled" else "."),
+             "", "## Not attempted", "", "| result | why |", "|---|---|"]
+    lines += [f"| {result} | {why} |" for result, why in NOT_ATTEMPTED.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,266 @@
+"""The in-context regression models of Wang et al. 2025 (Sec. 4.2.2, Table 5, App. C.2) and their training.
+
+Three decoder-only (causal) models of the same width and head count, GPT-2 style: learned positional
+embeddings, LayerNorm before each residual branch (pre-LN), a final LayerNorm, and Garg et al.'s
+(2022) token embedding (x_i as itself in R^d, y_i as (y_i, 0, …, 0)) with a learned linear read-in to
+the width D and a linear read-out to a scalar at every x position.
+
+- `mssa`: attention-only; each layer is Z ← Z + W_O·MSSA(LN(Z)), the multi-head subspace
+  self-attention of eq. (4) with a learned U_k per head shared by query, key and value, a softmax φ
+  scaled by 1/√(D/heads) and a learned output projection W_O (eq. (5) with W_Q = W_K = W_V = U_k).
+- `mhsa`: attention-only with standard multi-head self-attention (eq. (5)): separate W_Q, W_K, W_V, W_O.
+- `transformer`: the GPT-2 block, attention as in `mhsa` then an MLP of width 4D with GELU.
+
+The attention projections have no biases, so a layer has 2D² attention weights in `mssa`, 4D² in
+`mhsa` and `transformer` (plus 8D² + 5D in the transformer's MLP), and 2D per LayerNorm. Table 5 uses
+twice the transformer's layers for the attention-only models; `build_model` takes the layer count
+as given. Training (Sec. 4.2.2): Adam on fresh prompts every step, the loss the mean over prompts and
+prefixes of (ŷ_i − y_i)², with the gradient norm clipped (App. C.2).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ...adam import Adam
+from ...runtime import resolve_device
+from ...training import TrainingDiverged
+from .regression import expected_squared_label, sample_prompts
+
+ARCHITECTURES = ("mssa", "mhsa", "transformer")
+INITIAL_STD = 0.02  # GPT-2's initialisation of its weight matrices and embeddings
+
+module_log = logging.getLogger(__name__)
+
+
+def causal_attention(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """(B, H, N, p) each -> (B, H, N, p): position i averages the values of positions j ≤ i with
+    weights softmax_j(q_i·k_j / √p).
+
+    torch's fused kernel (flash attention on the CPU): it never stores the N × N weights, which makes
+    a training step about 2.5 times faster than the written-out softmax on one CPU thread, and it is
+    bitwise reproducible run to run (tests/unit/test_mssa_regression.py checks it against the
+    written-out form, `written_out_causal_attention`)."""
+    return F.scaled_dot_product_attention(queries, keys, values, is_causal=True)
+
+
+def written_out_causal_attention(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """`causal_attention` as the formula: softmax over j ≤ i of q_i·k_j / √p, applied to the values."""
+    length, head_width = queries.shape[-2], queries.shape[-1]
+    scores = queries @ keys.transpose(-2, -1) / math.sqrt(head_width)  # (B, H, N, N)
+    future = torch.ones(length, length, dtype=torch.bool, device=queries.device).triu(1)
+    return torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1) @ values
+
+
+def split_heads(tokens: torch.Tensor, heads: int) -> torch.Tensor:
+    """(B, N, D) -> (B, heads, N, D/heads)."""
+    batch, length, width = tokens.shape
+    return tokens.view(batch, length, heads, width // heads).transpose(1, 2)
+
+
+def merge_heads(tokens: torch.Tensor) -> torch.Tensor:
+    """(B, heads, N, p) -> (B, N, heads·p)."""
+    batch, heads, length, head_width = tokens.shape
+    return tokens.transpose(1, 2).reshape(batch, length, heads * head_width)
+
+
+class SubspaceSelfAttention(nn.Module):
+    """W_O · MSSA(Z), eq. (4) with a softmax, causal: head_k = U_kᵀZ · φ((U_kᵀZ)ᵀ(U_kᵀZ) / √p), p = D/heads.
+
+    `subspaces.weight` is [U_1, …, U_K]ᵀ (D × D), so one product gives every head's U_kᵀz; with
+    W_O = [U_1, …, U_K] the output is eq. (4)'s Σ_k U_k U_kᵀ Z φ(·) exactly.
+    """
+
+    def __init__(self, width: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.subspaces = nn.Linear(width, width, bias=False)
+        self.output = nn.Linear(width, width, bias=False)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """(B, N, D) -> (B, N, D)."""
+        projected = split_heads(self.subspaces(tokens), self.heads)  # (B, K, N, p): U_kᵀ z_j
+        return self.output(merge_heads(causal_attention(projected, projected, projected)))
+
+
+class MultiHeadSelfAttention(nn.Module):
+    """W_O [head_1; …; head_K], head_k = W_Vᵀ Z φ(Zᵀ W_Q W_Kᵀ Z / √p), causal (eq. (5))."""
+
+    def __init__(self, width: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.queries_keys_values = nn.Linear(width, 3 * width, bias=False)
+        self.output = nn.Linear(width, width, bias=False)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """(B, N, D) -> (B, N, D)."""
+        queries, keys, values = (split_heads(part, self.heads) for part in self.queries_keys_values(tokens).chunk(3, dim=-1))
+        return self.output(merge_heads(causal_attention(queries, keys, values)))
+
+
+class AttentionOnlyBlock(nn.Module):
+    """One attention-only layer (Fig. 3, with LayerNorm): Z ← Z + attention(LN(Z)), eq. (3) with η absorbed in W_O."""
+
+    residual_branches = 1
+
+    def __init__(self, attention: nn.Module, width: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(width)
+        self.attention = attention
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return tokens + self.attention(self.norm(tokens))
+
+
+class TransformerBlock(nn.Module):
+    """The GPT-2 block: Z ← Z + MHSA(LN(Z)), then Z ← Z + MLP(LN(Z)) with MLP = Linear(D, 4D), GELU, Linear(4D, D)."""
+
+    residual_branches = 2
+
+    def __init__(self, width: int, heads: int):
+        super().__init__()
+        self.attention_norm = nn.LayerNorm(width)
+        self.attention = MultiHeadSelfAttention(width, heads)
+        self.mlp_norm = nn.LayerNorm(width)
+        self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(approximate="tanh"), nn.Linear(4 * width, width))
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        tokens = tokens + self.attention(self.attention_norm(tokens))
+        return tokens + self.mlp(self.mlp_norm(tokens))
+
+
+def make_block(architecture: str, width: int, heads: int) -> nn.Module:
+    if architecture == "mssa":
+        return AttentionOnlyBlock(SubspaceSelfAttention(width, heads), width)
+    if architecture == "mhsa":
+        return AttentionOnlyBlock(MultiHeadSelfAttention(width, heads), width)
+    return TransformerBlock(width, heads)
+
+
+class InContextRegressor(nn.Module):
+    """A decoder-only model reading (x_1, y_1, …, x_k, y_k) and predicting y_i at the position of x_i."""
+
+    def __init__(self, architecture: str, d: int, width: int, heads: int, layers: int, max_examples: int):
+        super().__init__()
+        self.architecture = architecture
+        self.max_examples = max_examples
+        self.read_in = nn.Linear(d, width)
+        self.positions = nn.Parameter(torch.zeros(2 * max_examples, width))
+        self.blocks = nn.ModuleList(make_block(architecture, width, heads) for _ in range(layers))
+        self.final_norm = nn.LayerNorm(width)
+        self.read_out = nn.Linear(width, 1)
+
+    def initialise(self, generator: torch.Generator) -> None:
+        """Garg et al.'s initialisation: inside the GPT-2 stack GPT-2's own (weights and positions
+        N(0, 0.02²), biases 0, LayerNorm (1, 0), and N(0, (0.02/√R)²) for the projections that end a
+        residual branch, R branches in all: 2·layers in GPT-2, layers in an attention-only model); the
+        read-in and read-out, outside the stack, torch's default for a linear layer, U(±1/√fan_in).
+        The read-in's scale matters: with GPT-2's 0.02 the inputs drown in the positional embeddings
+        and in-context learning starts thousands of steps later."""
+        branches = sum(block.residual_branches for block in self.blocks)
+        branch_ends = {id(block.attention.output.weight) for block in self.blocks}
+        branch_ends |= {id(block.mlp[2].weight) for block in self.blocks if isinstance(block, TransformerBlock)}
+        with torch.no_grad():
+            for layer in (self.read_in, self.read_out):
+                bound = 1 / math.sqrt(layer.in_features)
+                nn.init.uniform_(layer.weight, -bound, bound, generator=generator)
+                nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+            for name, parameter in self.named_parameters():
+                if name.startswith(("read_in.", "read_out.")):
+                    continue
+                if id(parameter) in branch_ends:
+                    nn.init.normal_(parameter, 0.0, INITIAL_STD / math.sqrt(branches), generator=generator)
+                elif "norm" in name:
+                    parameter.fill_(1.0 if name.endswith("weight") else 0.0)
+                elif name.endswith("bias"):
+                    parameter.zero_()
+                else:
+                    nn.init.normal_(parameter, 0.0, INITIAL_STD, generator=generator)
+
+    def forward(self, xs: torch.Tensor, ys: torch.Tensor) -> torch.Tensor:
+        """xs (B, k, d), ys (B, k) -> (B, k): the prediction at each x position."""
+        batch, examples, d = xs.shape
+        if examples > self.max_examples:
+            raise ValueError(f"prompts of {examples} examples exceed the model's {self.max_examples}")
+        labels = F.pad(ys[..., None], (0, d - 1))  # (B, k, d): y_i as (y_i, 0, …, 0)
+        sequence = torch.stack([xs, labels], dim=2).reshape(batch, 2 * examples, d)  # x_1, y_1, x_2, …
+        tokens = self.read_in(sequence) + self.positions[: 2 * examples]  # (B, 2k, D)
+        for block in self.blocks:
+            tokens = block(tokens)
+        return self.read_out(self.final_norm(tokens[:, ::2]))[..., 0]
+
+
+def build_model(architecture: str, d: int, width: int, heads: int, layers: int, max_examples: int, seed: int) -> torch.nn.Module:
+    """A model of Table 5's kind, initialised from `seed` (its own stream, apart from the prompts')."""
+    if architecture not in ARCHITECTURES:
+        raise ValueError(f"architecture must be one of {ARCHITECTURES}, got {architecture!r}")
+    if width % heads:
+        raise ValueError(f"width {width} is not a multiple of heads {heads}")
+    model = InContextRegressor(architecture, d, width, heads, layers, max_examples).to(torch.float32)  # whatever the default dtype
+    initial_state = np.random.SeedSequence(seed).spawn(1)[0].generate_state(1, np.uint64)[0]
+    model.initialise(torch.Generator().manual_seed(int(initial_state)))
+    return model
+
+
+def parameter_count(model) -> int:
+    return sum(parameter.numel() for parameter in model.parameters())
+
+
+def regression_loss(model, xs: torch.Tensor, ys: torch.Tensor) -> torch.Tensor:
+    """Mean over prompts and prefixes i = 1..k of (ŷ_i − y_i)² (Sec. 4.2.2's objective)."""
+    return ((model(xs, ys) - ys) ** 2).mean()
+
+
+def training_step(model, optimiser: Adam, xs: torch.Tensor, ys: torch.Tensor, clip: float) -> float:
+    """One Adam step on one batch, gradient norm clipped to `clip`; returns the batch loss before the step."""
+    optimiser.zero_grad()
+    loss = regression_loss(model, xs, ys)
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), clip)
+    optimiser.step()
+    return loss.item()
+
+
+def train_model(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None) -> pd.DataFrame:
+    """Trains in place; returns the training curve: columns step, loss (batch mean, per-token), normalized_loss.
+
+    Step t trains on prompts t·batch … (t+1)·batch − 1 of `seed` (`sample_prompts`), fresh every step.
+    A row is step t's batch loss before its update, for t = 0, record_every, … and the last step;
+    normalized_loss divides it by E[y²]. `log` (default: this module's logger) gets one INFO line per
+    recorded step. `device`: cpu, cuda or auto (`runtime.resolve_device`); prompts are drawn on the CPU.
+    """
+    target = resolve_device(device)
+    model.to(target).train()
+    optimiser = Adam(model.parameters(), lr=learning_rate)
+    normaliser = expected_squared_label(task, d, nonzeros)
+    rows = []
+    started = time.perf_counter()
+    for step in range(steps):
+        xs, ys = sample_prompts(task, d, nonzeros, batch, examples, seed, start=step * batch)
+        loss = training_step(model, optimiser, xs.to(target), ys.to(target), clip)
+        if not math.isfinite(loss):
+            raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss} at step {step}")
+        if step % record_every == 0 or step == steps - 1:
+            rows.append({"step": step, "loss": loss, "normalized_loss": loss / normaliser})
+            (log or module_log).info("%s %s step %d: normalized loss %.4f (%.1f s)", model.architecture, task, step, loss / normaliser, time.perf_counter() - started)
+    return pd.DataFrame(rows)
+
+
+@torch.no_grad()
+def predict(model, xs, ys, chunk: int = 256) -> np.ndarray:
+    """(n_prompts, examples) float32: the model's prediction at every x position, `chunk` prompts at a time."""
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    xs, ys = torch.as_tensor(xs, dtype=torch.float32), torch.as_tensor(ys, dtype=torch.float32)
+    parts = [model(xs[i : i + chunk].to(device), ys[i : i + chunk].to(device)).cpu() for i in range(0, len(xs), chunk)]
+    model.train(was_training)
+    return torch.cat(parts).numpy()

@@ -1,0 +1,13 @@
+"""Rule mssa_snr: Fig. 4's table, SNR per layer of unrolled MSSA with the theory line."""
+
+from icdenoise.artifacts import write_job_parquet
+from icdenoise.joblog import configure_job_logging
+from icdenoise.runtime import use_threads
+from icdenoise.studies.mssa.snr import snr_table
+
+log = configure_job_logging(snakemake.log[0], "mssa_snr")
+use_threads(snakemake.threads)
+table = snr_table(snakemake.params.block)
+write_job_parquet(table, snakemake.output[0], snakemake)
+summary = table.groupby(["delta", "phi", "layer"])[["snr", "theory", "ratio", "leakage"]].mean()
+log.info("SNR per layer (mean over seeds), every 5th layer:\n%s", summary[summary.index.get_level_values("layer") % 5 == 0].to_string())

@@ -1,0 +1,13 @@
+"""Rule mssa_summarise_regression: Fig. 6's error table (models and baselines) and the training curves."""
+
+from icdenoise.artifacts import read_frames, write_job_parquet
+from icdenoise.joblog import configure_job_logging
+
+log = configure_job_logging(snakemake.log[0], "mssa_summarise_regression")
+errors = read_frames([*snakemake.input.errors, *snakemake.input.baselines], finite=["normalized_mse"])
+errors["kind"] = errors["seed"].map(lambda seed: "baseline" if seed < 0 else "trained")
+curves = read_frames(snakemake.input.curves, finite=["loss"])
+write_job_parquet(errors, snakemake.output.errors, snakemake)
+write_job_parquet(curves, snakemake.output.curves, snakemake)
+log.info("normalized test error at the most examples:\n%s",
+         errors[errors["examples"] == errors["examples"].max()].groupby(["task", "model"])["normalized_mse"].mean().to_string())
