@@ -97,7 +97,10 @@ NOT_ATTEMPTED: dict[str, str] = {
 def not_attempted_markdown(scale: str) -> str:
     """The ledger's closing sections: the scale of the in-context runs and the results not attempted."""
     lines = ["", f"In-context regression (Fig. 6 claims) ran at the `{scale}` scale of `mssa.regression`"
-             + (": smaller width, depth and step count than the paper's Table 5 (config/mssa_paper_scale.yaml has those)." if scale == "scaled" else "."),
+             + (": smaller d, width, depth and step count than the paper's Table 5 (config/mssa_paper_scale.yaml has those). "
+                "At this budget a model can stay on the zero predictor's plateau; a 'close to the transformer' claim then passes "
+                "or fails with both curves near 1, so read it with `figures/mssa/regression.parquet` (docs/mssa.md)."
+                if scale == "scaled" else "."),
              "", "## Not attempted", "", "| result | why |", "|---|---|"]
     lines += [f"| {result} | {why} |" for result, why in NOT_ATTEMPTED.items()]
     return "\n".join(lines) + "\n"
