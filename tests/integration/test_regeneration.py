@@ -108,7 +108,7 @@ def test_a_yaml_error_in_the_workflows_config_names_its_file_and_line(built, tmp
 
 def test_an_interrupted_training_job_leaves_no_output_and_reruns_cleanly(built):
     config = yaml.safe_load((built / "config" / "smoke.yaml").read_text())
-    config["training"]["epochs"]["gmm"] = 4000  # long enough to be interrupted
+    config["training"]["epochs"]["gmm"] = 40000  # long enough to be interrupted: the first log line comes at 10%, 90% remain
     (built / "long.yaml").write_text(yaml.safe_dump(config))
     target = "results/train/gmm/L20/softmax/losses.parquet"
     command = [SNAKEMAKE, target, "--cores", "1", "--configfile", "long.yaml"]
