@@ -108,15 +108,17 @@ def test_a_yaml_error_in_the_workflows_config_names_its_file_and_line(built, tmp
 
 def test_an_interrupted_training_job_leaves_no_output_and_reruns_cleanly(built):
     config = yaml.safe_load((built / "config" / "smoke.yaml").read_text())
-    config["training"]["epochs"]["gmm"] = 40000  # long enough to be interrupted: the first log line comes at 10%, 90% remain
+    config["training"]["epochs"]["gmm"] = 4000  # long enough to be interrupted
     (built / "long.yaml").write_text(yaml.safe_dump(config))
     target = "results/train/gmm/L20/softmax/losses.parquet"
     command = [SNAKEMAKE, target, "--cores", "1", "--configfile", "long.yaml"]
     environment = {**os.environ, "PYTHONPATH": str(built / "src")}
     log = built / "logs" / "train_ensemble" / "gmm_L20_softmax.log"
     log.unlink()
+    # SIGINT back to its default: a shell's background job (`.ci/run &`) starts with it ignored, and the
+    # run would then finish instead of being interrupted
     process = subprocess.Popen(command, cwd=built, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 120
     while time.time() < deadline and not (log.is_file() and "epoch" in log.read_text()):
         time.sleep(0.5)
