@@ -19,6 +19,7 @@ include: "workflow/rules/leaderboard.smk"
 include: "workflow/rules/onelayer/study.smk"
 include: "workflow/rules/alltoken/study.smk"
 include: "workflow/rules/mssa/study.smk"
+include: "workflow/rules/memory/study.smk"
 
 
 rule all:
@@ -28,4 +29,5 @@ rule all:
         rules.onelayer.input,
         rules.alltoken.input,
         rules.mssa.input,
+        rules.memory.input,
         rules.leaderboard.input,

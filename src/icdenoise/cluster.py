@@ -12,7 +12,7 @@ from collections.abc import Mapping
 PARTITION = "SBATCH_PARTITION"  # every job's partition (also sbatch's own variable)
 ACCOUNT = "SBATCH_ACCOUNT"  # the account every job is charged to (also sbatch's own variable)
 GPU_PARTITION = "ICDENOISE_GPU_PARTITION"  # where training jobs that can use a GPU go
-TRAINING_RULES = ("train_ensemble", "mssa_train_regression")  # the rules that can use a GPU
+TRAINING_RULES = ("train_ensemble", "mssa_train_regression", "memory_train_induction")  # the rules that can use a GPU
 
 
 def training_gpus(device: str, environ: Mapping[str, str]) -> int:

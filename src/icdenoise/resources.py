@@ -182,6 +182,17 @@ def mssa_job(rule: str, config: dict) -> JobEstimate:
     return JobEstimate(rule, INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + working, STARTUP_SECONDS + seconds)
 
 
+MEMORY_COMPUTE_RULES = ("memory_capacity", "memory_curves", "memory_variance", "memory_low_rank", "memory_mlp", "memory_zipf",
+                        "memory_train_induction")
+
+
+def memory_job(rule: str, config: dict) -> JobEstimate:
+    """The memory study's compute jobs: its config states the request (`memory.resources`); the estimate is
+    that request without the headroom."""
+    requested = config["memory"]["resources"]
+    return JobEstimate(rule, requested["mem_mb"] / MEMORY_HEADROOM, 60 * requested["runtime_minutes"] / RUNTIME_HEADROOM)
+
+
 def _cases(config: dict) -> dict[str, dict]:
     return {name: {**block, "name": name} for name, block in config["cases"].items()}
 
@@ -192,6 +203,8 @@ def job_estimate(rule: str, wildcards: dict, config: dict, imports_torch: bool) 
         return empirical_bayes_job(rule, wildcards, config)
     if rule in ("mssa_train_regression", "mssa_leaderboard_scores", "mssa_snr", "mssa_sweep"):
         return mssa_job(rule, config)
+    if rule in MEMORY_COMPUTE_RULES:
+        return memory_job(rule, config)
     if rule not in ("sample_prompts", "train_ensemble", "evaluate_bayes", "evaluate_trained"):
         return light_job(rule, imports_torch)
     case = _cases(config)[wildcards["case"]]

@@ -78,6 +78,19 @@ def test_figure_tables_have_their_columns(smoke_run):
     assert {"context", "query", "target", "bayes", "model", "projection"} <= set(points["kind"])
 
 
+def test_the_memory_study_builds_its_fits_and_ledger(smoke_run, repo):
+    figures = smoke_run / "figures" / "memory"
+    for figure in ("capacity_curves", "capacity_fit", "gradient_step", "variance", "width", "zipf_n", "zipf_d", "zipf_optimum", "induction"):
+        assert (figures / f"{figure}.pdf").read_bytes().startswith(b"%PDF"), figure
+    fits = pd.read_parquet(figures / "capacity_fit.parquet")
+    assert {"map", "slope", "ci_low", "ci_high"} <= set(fits.columns) and {"injective", "binary"} <= set(fits["map"])
+    assert (fits["ci_low"] < fits["slope"]).all() and (fits["slope"] < fits["ci_high"]).all()
+    ledger = pd.read_parquet(figures / "claims.parquet")
+    assert set(ledger["claim"]) == set(yaml.safe_load((repo / "config" / "config.yaml").read_text())["memory"]["claims"])
+    induction = pd.read_parquet(figures / "induction.parquet")
+    assert set(zip(induction["layers"], induction["optimizer"])) == {(1, "adam"), (1, "sgd"), (2, "adam"), (2, "sgd")}
+
+
 def test_every_training_run_is_planned_once(repo, tmp_path):
     """One training job per (case, L, model): Figs. 4(a) at L = 20, 4(b), 6, 7 and the leaderboard add none."""
     workdir = copy_workflow(repo, tmp_path / "workflow")
@@ -109,8 +122,9 @@ def test_every_parquet_records_its_provenance(smoke_run):
     files = list((smoke_run / "results").rglob("*.parquet")) + list((smoke_run / "figures").glob("*.parquet"))
     # datasets 10, closed forms 12 (every case + the L = 10 sweep point), training 2 × 14, trained scores 9,
     # landscapes 2, figure tables 12, leaderboard 1, the all-token study's results 11, the mssa study's 18
-    # (sweep 2, 6 × 2 regression runs, 2 baselines, training curves, leaderboard scores)
-    assert len(files) == 10 + 12 + 28 + 9 + 2 + 12 + 1 + 11 + 18
+    # (sweep 2, 6 × 2 regression runs, 2 baselines, training curves, leaderboard scores), the memory study's 19
+    # (capacity and curves for 3 maps, low rank, MLP at 2 d, the 3 stacked tables, Zipf at 2 α and stacked, 4 induction runs)
+    assert len(files) == 10 + 12 + 28 + 9 + 2 + 12 + 1 + 11 + 18 + 19
     for path in files:
         metadata = read_metadata(path)
         assert metadata["params"] and metadata["package_version"] and metadata["git_commit"]
@@ -149,6 +163,7 @@ def test_changing_one_case_reruns_only_what_depends_on_it(smoke_run):
         # every ledger names the merged config it was built from (its sha256), so a config change rebuilds it
         "figures/alltoken/claims.parquet", "figures/alltoken/claims.md",
         "figures/mssa/claims.parquet", "figures/mssa/claims.md",
+        "figures/memory/claims.parquet", "figures/memory/claims.md",
     }
 
 

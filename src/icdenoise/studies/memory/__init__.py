@@ -1,0 +1,1 @@
+"""The memory study: attention and feed-forward weights as linear associative memories (Bietti, 2025 slides)."""

@@ -1,0 +1,26 @@
+"""Capacity exponents (slide 9): log-log slopes with 95% intervals of the capacity against d for each map
+and memory, and against m·d for the low-rank and MLP memories, next to the slides' rates N ≈ d²
+(injective), N ≈ d (few outputs) and N ≈ m d (low rank, MLP)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .fits import loglog_slope
+
+SLIDES_SLOPE = {"injective": 2.0, "binary": 1.0, "few": 1.0}
+
+
+def fit_table(capacities: pd.DataFrame, widths: pd.DataFrame) -> pd.DataFrame:
+    """One row per fitted exponent. `capacities`: rows (map, memory, d, seed, capacity); `widths`: rows
+    (memory, map, d, m, params_md, seed, capacity) of the low-rank and MLP memories. A capacity of 0
+    (even one pair failed) cannot enter a log-log fit and raises."""
+    rows = []
+    for (map_name, memory), group in capacities.groupby(["map", "memory"], sort=False):
+        rows.append({"map": map_name, "memory": memory, "against": "d", "slides_slope": SLIDES_SLOPE[map_name],
+                     "x_min": group["d"].min(), "x_max": group["d"].max(), **loglog_slope(group["d"], group["capacity"])})
+    for (map_name, memory), group in widths.groupby(["map", "memory"], sort=False):
+        rows.append({"map": map_name, "memory": memory, "against": "m·d", "slides_slope": 1.0,
+                     "x_min": group["params_md"].min(), "x_max": group["params_md"].max(),
+                     **loglog_slope(group["params_md"], group["capacity"])})
+    return pd.DataFrame(rows)

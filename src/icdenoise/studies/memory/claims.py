@@ -1,0 +1,175 @@
+"""The checkable statements of the associative-memory slides (shared/papers/bietti-2025-associative-memories-slides.txt):
+where each is stated, what it says and how our value is measured from the study's tables. Frames:
+capacity (bisected capacities per map, memory, d and seed), capacity_fit (fitted exponents), variance
+(the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d)
+and induction / induction_order (the induction-head runs). Each claim's test is in the config block
+`memory.claims`, written before the result was seen (docs/memory.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...claims import Claim, Frames
+
+
+def fitted_slope(memory: str, against: str, map_name: str | None = None):
+    """The measure: one fitted exponent of capacity_fit."""
+    def measure(frames: Frames, spec: dict) -> np.ndarray:
+        fits = frames["capacity_fit"]
+        rows = fits[(fits["memory"] == memory) & (fits["against"] == against)]
+        if map_name is not None:
+            rows = rows[rows["map"] == map_name]
+        if len(rows) != 1:
+            raise ValueError(f"capacity_fit holds {len(rows)} rows for memory {memory!r}, map {map_name!r}, against {against!r}")
+        return rows["slope"].to_numpy()
+    return measure
+
+
+def _capacity_ratio(frames: Frames, numerator: str, denominator: str) -> pd.Series:
+    table = frames["capacity"].pivot_table(index=["map", "d", "seed"], columns="memory", values="capacity")
+    return (table[numerator] / table[denominator]).dropna()
+
+
+def _gradient_over_hebbian(frames: Frames, spec: dict) -> np.ndarray:
+    """Per (map, d, seed): the one-step memory's capacity over the Hebbian one's."""
+    return _capacity_ratio(frames, "gradient_step", "hebbian").to_numpy()
+
+
+def _noisy_over_clean_at_largest_d(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed at the largest d: the noisy-input one-step capacity over the clean one-step capacity."""
+    ratios = _capacity_ratio(frames, "gradient_step_noisy", "gradient_step")
+    largest = ratios.index.get_level_values("d").max()
+    return ratios[ratios.index.get_level_values("d") == largest].to_numpy()
+
+
+def _gamma_means(frames: Frames, spec: dict) -> np.ndarray:
+    """Per grid point: the simulated mean of γ_{z,f(z)}."""
+    table = frames["variance"]
+    return table[table["output"] == "correct"]["mean"].to_numpy()
+
+
+def _largest_variance_over_slides(frames: Frames, spec: dict) -> np.ndarray:
+    """The largest simulated Var γ over the slides' n_y/d + (N − n_y)/d², over every grid point."""
+    return np.array([frames["variance"]["over_slides"].max()])
+
+
+def zipf_slope(estimator: str, against: str, quantity: str = "error"):
+    """The measure: one fitted Zipf exponent of zipf_fit at the claim's α (largest vocabulary, seeds pooled)."""
+    def measure(frames: Frames, spec: dict) -> np.ndarray:
+        fits = frames["zipf_fit"]
+        rows = fits[(fits["alpha"] == spec["alpha"]) & (fits["estimator"] == estimator) & (fits["against"] == against)
+                    & (fits["quantity"] == quantity)]
+        if len(rows) != 1 or not np.isfinite(rows["slope"].iloc[0]):
+            raise ValueError(f"zipf_fit holds no finite {estimator} {quantity} slope against {against} at α = {spec['alpha']}")
+        return rows["slope"].to_numpy()
+    return measure
+
+
+def _largest_best_k_over_d(frames: Frames, spec: dict) -> np.ndarray:
+    """Per draw: the largest k*(d)/d over the d sweep, k*(d) the best top-k memory (largest vocabulary)."""
+    table = frames["zipf"]
+    rows = table[(table["alpha"] == spec["alpha"]) & (table["vocabulary"] == table["vocabulary"].max()) & table["best"]]
+    return (rows["stored"] / rows["d"]).groupby(rows["seed"]).max().to_numpy()
+
+
+def _seen_error_small_vocabulary(frames: Frames, spec: dict) -> np.ndarray:
+    """Per draw: the error of q = 1{seen} on the smallest vocabulary at the n sweep's d and largest n."""
+    table = frames["zipf"]
+    rows = table[(table["alpha"] == spec["alpha"]) & (table["vocabulary"] == table["vocabulary"].min())
+                 & (table["sweep"] == "n") & (table["estimator"] == "seen")]
+    return rows[rows["n"] == rows["n"].max()]["error"].to_numpy()
+
+
+ZIPF_CLAIM_ALPHAS = {"15": 1.5, "20": 2.0}  # claim-id suffix → the α it is measured at
+
+
+def at_alpha(measure, alpha: float):
+    """The measure with the claim's α bound (the claim id names it, e.g. `_a15`)."""
+    return lambda frames, spec: measure(frames, {**spec, "alpha": alpha})
+
+
+ZIPF_CLAIMS: dict[str, tuple[str, str, object]] = {
+    "zipf_seen_n_exponent": ("slide 32, Theorem ②", "q = 1{z seen}: L ≲ n^{−(α−1)/α} + d^{−k} (ours: fitted slope of the exact error "
+                             "on n, within the interference-free range)", zipf_slope("seen", "n")),
+    "zipf_threshold_n_exponent": ("slide 32, Theorem ③", "q = 1{count ≥ s}: L ≲ n^{−(α−1)/α} + d^{−α+1} (ours: fitted slope on n)",
+                                  zipf_slope("threshold", "n")),
+    "zipf_counts_n_exponent": ("slide 32, Theorem ①", "q = counts: L ≲ n^{−(α−1)/α} + d^{−(α−1)/(2α)} (ours: fitted slope on n, "
+                               "where the head token's interference is negligible)", zipf_slope("counts", "n")),
+    "zipf_counts_d_exponent": ("slide 32, Theorem ①", "q = counts: the d-term d^{−(α−1)/(2α)} (ours: fitted slope on d at n = "
+                               "n_for_d_sweep)", zipf_slope("counts", "d")),
+    "zipf_threshold_d_exponent": ("slide 32, Theorem ③", "q = 1{count ≥ s}: the d-term d^{−α+1} (ours: fitted slope on d)",
+                                  zipf_slope("threshold", "d")),
+    "zipf_optimum_d_exponent": ("slide 32", "can store at most d memories, approximation error d^{−α+1} (ours: slope on d of the "
+                                "best top-k memory's error)", zipf_slope("top_k", "d")),
+    "zipf_optimum_best_k_exponent": ("slide 32", "the best number of stored tokens grows ∝ d (ours: slope on d of k*(d))",
+                                     zipf_slope("top_k", "d", "best_k")),
+    "zipf_optimum_at_most_d": ("slide 32", "can store at most d memories (ours: per draw, the largest k*(d)/d over the d sweep)",
+                               _largest_best_k_over_d),
+    "zipf_seen_d_gg_N": ("slide 32, Theorem ②", "for d ≫ N the memory term is negligible (ours: error of q = 1{seen} on the "
+                         "small vocabulary at the largest n, per draw)", _seen_error_small_vocabulary),
+}
+
+
+def final_accuracy(layers: int, optimizer: str):
+    """The measure: per seed, the test accuracy on second trigger occurrences at the last recorded step."""
+    def measure(frames: Frames, spec: dict) -> np.ndarray:
+        curves = frames["induction"]
+        rows = curves[(curves["layers"] == layers) & (curves["optimizer"] == optimizer)]
+        return rows.loc[rows.groupby("seed")["step"].idxmax(), "accuracy"].to_numpy()
+    return measure
+
+
+def slides_order(optimizer: str):
+    """The measure: per 2-layer seed, 1 if W_OV², W_KQ², W_KQ¹ each reach the probe threshold, in that
+    order with no ties at the recording resolution, else 0."""
+    def measure(frames: Frames, spec: dict) -> np.ndarray:
+        order = frames["induction_order"]
+        rows = order[(order["layers"] == 2) & (order["optimizer"] == optimizer)]
+        steps = rows[["learned_wov2", "learned_wkq2", "learned_wkq1"]].to_numpy(dtype=float)
+        return ((steps[:, 0] < steps[:, 1]) & (steps[:, 1] < steps[:, 2])).astype(float)
+    return measure
+
+
+INDUCTION_CLAIM_RUNS = {  # claim id → (layers, optimizer) of the runs it reads
+    "induction_two_layer_adam_accuracy": (2, "adam"), "induction_two_layer_sgd_accuracy": (2, "sgd"),
+    "induction_one_layer_adam_accuracy": (1, "adam"), "induction_one_layer_sgd_accuracy": (1, "sgd"),
+    "induction_probe_order_adam": (2, "adam"), "induction_probe_order_sgd": (2, "sgd"),
+}
+
+
+CLAIMS: dict[str, Claim] = {
+    "injective_capacity_d2": Claim("slide 9", "f injective: up to N ≈ d² associations (ours: fitted slope of log capacity on log d, "
+                                   "Hebbian memory)", fitted_slope("hebbian", "d", "injective")),
+    "binary_capacity_d": Claim("slide 9", "f*(z) ∈ {0, 1}: up to N ≈ d associations (ours: fitted slope on log d)",
+                               fitted_slope("hebbian", "d", "binary")),
+    "few_outputs_capacity_d": Claim("slide 9", "few outputs: N ≈ d (ours: fitted slope on log d, M = few_outputs)",
+                                    fitted_slope("hebbian", "d", "few")),
+    "gradient_step_equals_hebbian": Claim("slide 8", "one gradient step from W = 0 is a memory with near-perfect recall, as the "
+                                          "Hebbian one (ours: its capacity over the Hebbian capacity, per map, d and seed)",
+                                          _gradient_over_hebbian),
+    "noisy_step_capacity_rate": Claim("slide 23", "one gradient step still recalls from x = e_y + p_t (ours: fitted slope of its "
+                                      "capacity on log d)", fitted_slope("gradient_step_noisy", "d", "injective")),
+    "noisy_step_capacity_ratio": Claim("slide 23", "u_kᵀ W₁ (e_y + p_t) ≈ (η/N) 1{y = k}: noisy inputs are recalled as clean ones "
+                                       "(ours: noisy over clean one-step capacity at the largest d, per seed)",
+                                       _noisy_over_clean_at_largest_d),
+    "low_rank_capacity_md": Claim("slide 9", "low rank W₁ᵀW₂, m ≤ d: N ≈ m d (ours: fitted slope of log capacity on log m·d)",
+                                  fitted_slope("low_rank", "m·d")),
+    "mlp_capacity_md": Claim("slide 9", "a one-hidden-layer MLP stores N ≈ m d associations for any width m (ours: fitted slope of "
+                             "the trained MLP's log capacity on log m·d, M = 2 outputs)", fitted_slope("mlp", "m·d")),
+    "gamma_mean": Claim("slide 9", "E[γ_{z,y}] = 1 for y = f*(z) (ours: simulated mean per grid point)", _gamma_means),
+    "gamma_variance_bound": Claim("slide 9", "Var[γ_{z,y}] ≲ n_y/d + (N − n_y)/d² (ours: the largest simulated variance over "
+                                  "that expression, over the grid)", _largest_variance_over_slides),
+    **{f"{name}_a{suffix}": Claim(location, statement + f" at α = {alpha:g}", at_alpha(measure, alpha))
+       for name, (location, statement, measure) in ZIPF_CLAIMS.items() for suffix, alpha in ZIPF_CLAIM_ALPHAS.items()},
+    "induction_two_layer_adam_accuracy": Claim("slide 16", "2-layer transformer succeeds: ~99% accuracy on the in-context output "
+                                               "predictions (ours: attention-only, frozen random embeddings, synthetic bigrams, Adam; "
+                                               "test accuracy at the last step, per seed)", final_accuracy(2, "adam")),
+    "induction_two_layer_sgd_accuracy": Claim("slide 16", "… the same with SGD (momentum 0.9)", final_accuracy(2, "sgd")),
+    "induction_one_layer_adam_accuracy": Claim("slide 16", "1-layer transformer fails: ~55% accuracy on in-context output predictions "
+                                               "(ours: Adam, test accuracy at the last step)", final_accuracy(1, "adam")),
+    "induction_one_layer_sgd_accuracy": Claim("slide 16", "… the same with SGD", final_accuracy(1, "sgd")),
+    "induction_probe_order_adam": Claim("slide 20", "natural learning order W_OV² → W_KQ² → W_KQ¹ (ours: per 2-layer Adam seed, 1 if "
+                                        "the probes first reach the threshold in that order, else 0)", slides_order("adam")),
+    "induction_probe_order_sgd": Claim("slide 20", "… the same with SGD", slides_order("sgd")),
+}

@@ -1,0 +1,75 @@
+"""The memory study's config block: it trains no core run, and the checks that relate its keys to each
+other (the schema checks each key alone)."""
+
+from __future__ import annotations
+
+from ...claims import reference_problems
+from .. import Run
+from .claims import CLAIMS, INDUCTION_CLAIM_RUNS, ZIPF_CLAIM_ALPHAS
+
+
+def runs(config: dict) -> set[Run]:
+    return set()
+
+
+def problems(config: dict) -> list[str]:
+    study = config["memory"]
+    problems = []
+    capacity = study["capacity"]
+    for map_name, (low, high) in capacity["curve_span"].items():
+        if low >= high:
+            problems.append(f"memory.capacity.curve_span.{map_name}: [{low}, {high}] is empty (allowed: low < high)")
+    missing = set(capacity["maps"]) - set(capacity["curve_span"])
+    if missing:
+        problems.append(f"memory.capacity.curve_span: no span for {', '.join(sorted(missing))} (allowed: one per map in memory.capacity.maps)")
+    low_rank = study["low_rank"]
+    too_wide = [width for width in low_rank["widths"] if width > min(low_rank["ds"])]
+    if too_wide:
+        problems.append(f"memory.low_rank.widths: {too_wide} exceed the smallest d = {min(low_rank['ds'])} (allowed: m ≤ d, "
+                        "the slides' low-rank regime)")
+    mlp = study["mlp"]
+    if mlp["threshold"] <= 1 / mlp["outputs"]:
+        problems.append(f"memory.mlp.threshold: {mlp['threshold']} is at or below chance 1/M = {1 / mlp['outputs']:.3g} "
+                        "(allowed: above 1/memory.mlp.outputs)")
+    variance = study["variance"]
+    for stored in variance["stored"]:
+        for outputs in ({"binary": 2, "few": capacity["few_outputs"]}[name] for name in variance["maps"] if name != "injective"):
+            if stored % outputs:
+                problems.append(f"memory.variance.stored: N = {stored} is not a multiple of M = {outputs} "
+                                "(allowed: multiples of every map's M, so that the maps are balanced)")
+    problems += [f"memory.zipf: {problem}" for problem in zipf_problems(study["zipf"])]
+    for claim_id in study["claims"]:
+        suffix = claim_id.rsplit("_a", 1)[-1]
+        if claim_id.startswith("zipf_") and ZIPF_CLAIM_ALPHAS[suffix] not in study["zipf"]["alphas"]:
+            problems.append(f"memory.claims.{claim_id}: measured at α = {ZIPF_CLAIM_ALPHAS[suffix]:g}, which is not in memory.zipf.alphas "
+                            f"{study['zipf']['alphas']}")
+    induction = study["induction"]
+    if induction["triggers"] > induction["vocabulary"] - 2:
+        problems.append(f"memory.induction.triggers: {induction['triggers']} triggers in a vocabulary of {induction['vocabulary']} "
+                        "(allowed: at most vocabulary − 2, so that outputs exist besides the triggers)")
+    for claim_id in study["claims"]:
+        if claim_id in INDUCTION_CLAIM_RUNS:
+            layers, optimizer = INDUCTION_CLAIM_RUNS[claim_id]
+            if layers not in induction["layers"] or optimizer not in induction["optimizers"]:
+                problems.append(f"memory.claims.{claim_id}: reads the {layers}-layer {optimizer} runs, which memory.induction does not "
+                                f"train (layers {induction['layers']}, optimizers {', '.join(induction['optimizers'])})")
+    return problems + reference_problems(CLAIMS, study["claims"], study, "memory.claims")
+
+
+def zipf_problems(block: dict) -> list[str]:
+    """Every inconsistent key of a `memory.zipf` block (torch-free: Snakemake checks the config before any job)."""
+    problems = []
+    if any(alpha <= 1 for alpha in block["alphas"]):
+        problems.append(f"alphas must exceed 1 (Zipf's tail mass is finite only then), got {block['alphas']}")
+    if min(block["vocabularies"]) < 2:
+        problems.append(f"vocabularies must hold at least 2 tokens, got {block['vocabularies']}")
+    if block["outputs"] < 2:
+        problems.append(f"outputs M must be at least 2, got {block['outputs']}")
+    if block["d_for_n_sweep"] not in block["ds"]:
+        problems.append(f"d_for_n_sweep = {block['d_for_n_sweep']} must be one of ds = {block['ds']}")
+    if block["n_for_d_sweep"] < 1 or block["n_max"] < 1:
+        problems.append(f"n_for_d_sweep = {block['n_for_d_sweep']} and n_max = {block['n_max']} must be positive")
+    low, high = block["top_k_over_d"]
+    if not 0 < low <= high:
+        problems.append(f"top_k_over_d must be [low, high] with 0 < low ≤ high, got {block['top_k_over_d']}")
+    return problems

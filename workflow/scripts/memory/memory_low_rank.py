@@ -1,0 +1,12 @@
+"""Rule memory_low_rank: the bisected capacity of the low-rank memory W₁ᵀW₂ per d, m and seed."""
+
+from icdenoise.artifacts import write_job_parquet
+from icdenoise.joblog import configure_job_logging
+from icdenoise.runtime import use_threads
+from icdenoise.studies.memory.capacity import low_rank_table
+
+log = configure_job_logging(snakemake.log[0], "memory_low_rank")
+use_threads(snakemake.threads)
+table = low_rank_table(snakemake.params.block, snakemake.params.capacity)
+write_job_parquet(table, snakemake.output[0], snakemake)
+log.info("capacity (mean over seeds):\n%s", table.groupby(["d", "m"])["capacity"].mean().unstack().to_string())

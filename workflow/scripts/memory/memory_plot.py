@@ -1,0 +1,15 @@
+"""Rule memory_plot: one figure of the memory study, from its tables (keyed by file name)."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from icdenoise.joblog import configure_job_logging
+from icdenoise.plotting import save_figure
+from icdenoise.studies.memory.plots import FIGURES
+
+figure = snakemake.wildcards.figure
+log = configure_job_logging(snakemake.log[0], f"memory_plot {figure}")
+tables = {Path(path).stem: pd.read_parquet(path) for path in snakemake.input.tables}
+save_figure(FIGURES[figure](tables), snakemake.output[0])
+log.info("wrote %s", snakemake.output[0])

@@ -1,0 +1,17 @@
+"""Rule memory_train_induction: one attention-only model on the bigram task with triggers."""
+
+from icdenoise.artifacts import write_job_parquet
+from icdenoise.joblog import configure_job_logging
+from icdenoise.runtime import resolve_device, use_threads
+from icdenoise.studies.memory.induction import train_run
+
+block, wildcards = snakemake.params.block, snakemake.wildcards
+layers, optimizer, seed = int(wildcards.induction_layers), wildcards.optimizer, int(wildcards.induction_seed)
+log = configure_job_logging(snakemake.log[0], f"memory_train_induction {layers} layers {optimizer} seed {seed}")
+use_threads(snakemake.threads)
+device = resolve_device(block["device"])
+log.info("training on %s", device)
+curve = train_run(block, layers, optimizer, seed, device)
+write_job_parquet(curve, snakemake.output[0], snakemake, device=str(device))
+last = curve.iloc[-1]
+log.info("step %d: loss %.4f, accuracy on the second trigger occurrences %.3f", last["step"], last["loss"], last["accuracy"])

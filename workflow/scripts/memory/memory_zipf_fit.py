@@ -1,0 +1,12 @@
+"""Rule memory_zipf_fit: the Zipf errors in one table and their fitted exponents against the slides' rates."""
+
+from icdenoise.artifacts import read_frames, write_job_parquet
+from icdenoise.joblog import configure_job_logging
+from icdenoise.studies.memory.zipf import fit_table
+
+log = configure_job_logging(snakemake.log[0], "memory_zipf_fit")
+errors = read_frames(snakemake.input.tables)
+fits = fit_table(errors, snakemake.params.block)
+write_job_parquet(fits, snakemake.output.fits, snakemake)
+write_job_parquet(errors, snakemake.output.errors, snakemake)
+log.info("fitted exponents:\n%s", fits.round(3).to_string(index=False))
