@@ -1,20 +1,20 @@
 """The induction-head part of the memory study (Bietti 2025 slides 15-20) against independent computations: the
 trigger-bigram sampler by transition counts, the stationary π_1 by power iteration, the attention model by an
 explicit loop over positions, the recall probe on hand-built memories, the ideal memories solving the task,
-the optimisers against torch.optim, determinism, a short training run, and the learning-order bookkeeping."""
+the optimisers' configuration, determinism, a short training run, and the learning-order bookkeeping."""
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
+from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.induction import (
-    SGD,
     AttentionOnlyTransformer,
     evaluate,
     frozen_embeddings,
-    generator,
     learning_order,
+    make_optimizer,
     output_positions,
     probe_targets,
     probes,
@@ -163,16 +163,16 @@ def test_the_ideal_memories_score_one_on_every_probe_and_solve_the_task():
     assert evaluate(model, tokens, task.triggers)[1] < 0.7
 
 
-def test_sgd_matches_torch_sgd_with_momentum():
-    start = torch.randn(5, 4, generator=generator(8), dtype=F32)
-    gradients = [torch.randn(5, 4, generator=generator(9, step), dtype=F32) for step in range(4)]
-    ours, reference = start.clone().requires_grad_(), start.clone().requires_grad_()
-    mine, theirs = SGD([ours], lr=0.3, momentum=0.9), torch.optim.SGD([reference], lr=0.3, momentum=0.9)
-    for gradient in gradients:
-        ours.grad, reference.grad = gradient.clone(), gradient.clone()
-        mine.step()
-        theirs.step()
-    torch.testing.assert_close(ours, reference, rtol=0, atol=0)
+def test_the_configured_optimisers_are_adam_and_heavy_ball_sgd():
+    parameter = torch.zeros(3, requires_grad=True)
+    sgd = make_optimizer("sgd", {"learning_rate": 0.3, "momentum": 0.9}, [parameter])
+    assert isinstance(sgd, torch.optim.SGD) and sgd.defaults["momentum"] == 0.9 and sgd.defaults["lr"] == 0.3
+    for _ in range(2):
+        parameter.grad = torch.ones(3)
+        sgd.step()
+    torch.testing.assert_close(parameter.detach(), torch.full((3,), -0.3 * (1 + 1.9)))
+    with pytest.raises(ValueError, match="adam, sgd"):
+        make_optimizer("rmsprop", {"learning_rate": 0.1}, [parameter])
 
 
 def test_a_short_run_is_deterministic_improves_the_loss_and_depends_on_its_seed():

@@ -122,12 +122,11 @@ def final_accuracy(layers: int, optimizer: str):
 
 def slides_order(optimizer: str):
     """The measure: per 2-layer seed, 1 if W_OV², W_KQ², W_KQ¹ each reach the probe threshold, in that
-    order with no ties at the recording resolution, else 0."""
+    order with no ties at the recording resolution (induction_order's `matches_slides`), else 0."""
     def measure(frames: Frames, spec: dict) -> np.ndarray:
         order = frames["induction_order"]
         rows = order[(order["layers"] == 2) & (order["optimizer"] == optimizer)]
-        steps = rows[["learned_wov2", "learned_wkq2", "learned_wkq1"]].to_numpy(dtype=float)
-        return ((steps[:, 0] < steps[:, 1]) & (steps[:, 1] < steps[:, 2])).astype(float)
+        return rows["matches_slides"].astype(float).to_numpy()
     return measure
 
 

@@ -1,0 +1,24 @@
+"""Induction heads as associative memories (Bietti 2025 slides 15-20, after Bietti et al. 2023, "Birth of a
+transformer"): the bigrams-with-triggers task, a 1- and a 2-layer attention-only transformer on frozen random
+embeddings, its training, and the memory-recall probes of its weight matrices.
+
+Slide numbers count the deck's pages (the text prints "14 / 25" on the outline before this part and "23 / 25"
+on the Vural et al. slide): 15 is the data model, 16 the 1-layer (∼55%) and 2-layer (∼99%) accuracies, 17 the
+previous-token and induction heads, 18 random embeddings and remapping, 19 "Induction head with associative
+memories", 20 "Empirically probing the dynamics" (what is trained, the loss, the probes, the learning order).
+
+The slides estimate the global bigrams π_b from character-level Shakespeare. We have no text corpus, so π_b
+is synthetic: every row is a Dirichlet draw (docs/memory.md, "Induction heads").
+
+Modules: `task` (the sequences), `model` (the transformer), `probes` (recall probes and learning order),
+`training` (a run).
+"""
+
+from .model import AttentionOnlyTransformer, FrozenEmbeddings, frozen_embeddings, output_loss_and_hits
+from .probes import PROBED, SLIDES_ORDER, learning_order, probe_targets, probes, recall
+from .task import TriggerBigrams, output_positions, stationary_distribution, trigger_bigrams
+from .training import evaluate, make_optimizer, train_run
+
+__all__ = ["AttentionOnlyTransformer", "FrozenEmbeddings", "PROBED", "SLIDES_ORDER", "TriggerBigrams", "evaluate",
+           "frozen_embeddings", "learning_order", "make_optimizer", "output_loss_and_hits", "output_positions",
+           "probe_targets", "probes", "recall", "stationary_distribution", "train_run", "trigger_bigrams"]

@@ -1,0 +1,121 @@
+"""Slides 18-19's attention-only transformer on frozen random embeddings (Bietti et al. 2023, "Birth of a
+transformer"), and its loss and hits on the output positions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from ..embeddings import gaussian_embeddings, generator
+from .task import output_positions
+
+LAYER_COUNTS = (1, 2)
+EMBEDDINGS = 1  # purpose code of the embeddings' generator (independent of the bigram model's, 2, and a run's, 3-5)
+
+
+@dataclass(frozen=True)
+class FrozenEmbeddings:
+    """Slides 18-19: input embeddings e_z, positional p_t, output u_v and the first layer's remapping W_OV¹, all
+    with i.i.d. N(0, 1/d) entries and never trained."""
+
+    tokens: torch.Tensor     # (N, d); row z is e_z
+    positions: torch.Tensor  # (T, d); row t is p_t
+    outputs: torch.Tensor    # (N, d); row v is u_v
+    remapping: torch.Tensor  # (d, d); W_OV¹ of the 2-layer model, ẽ_k = W_OV¹ e_k
+
+    def to(self, device: torch.device) -> FrozenEmbeddings:
+        return FrozenEmbeddings(*(tensor.to(device) for tensor in
+                                  (self.tokens, self.positions, self.outputs, self.remapping)))
+
+
+def frozen_embeddings(block: dict) -> FrozenEmbeddings:
+    """The block's embeddings, drawn from `block["seed"]` alone: every run of the block shares them."""
+    rng = generator(block["seed"], EMBEDDINGS, block["d"])
+    vocabulary, length, d = block["vocabulary"], block["length"], block["d"]
+    tokens = gaussian_embeddings(rng, vocabulary, d)
+    positions = gaussian_embeddings(rng, length, d)
+    outputs = gaussian_embeddings(rng, vocabulary, d)
+    remapping = gaussian_embeddings(rng, d, d)
+    return FrozenEmbeddings(tokens, positions, outputs, remapping)
+
+
+class AttentionOnlyTransformer(nn.Module):
+    """Birth of a transformer's model (slide 19): residual stream x_t = e_{z_t} + p_t; each layer adds
+    W_OV Σ_{s ≤ t} β_s x_s with β = softmax_s(x_sᵀ W_KQ x_t), single head, no normalisation, no MLP; logits
+    u_vᵀ x_t.
+
+    The 2-layer model trains W_KQ¹, W_KQ², W_OV² and keeps W_OV¹ the frozen random remapping (slide 20: "Train
+    only W_KQ¹, W_KQ², W_OV²"). The 1-layer model trains W_KQ¹ and W_OV¹: with W_OV¹ frozen its only layer could
+    write nothing that the output embeddings read. Trained matrices start with i.i.d. N(0, 1/d) entries (the
+    init of slide 3), from the run's own generator."""
+
+    def __init__(self, embeddings: FrozenEmbeddings, layers: int, rng: torch.Generator):
+        super().__init__()
+        if layers not in LAYER_COUNTS:
+            raise ValueError(f"layers must be one of {LAYER_COUNTS}, got {layers}")
+        d = embeddings.tokens.shape[1]
+        self.layers = layers
+        self.register_buffer("token_embeddings", embeddings.tokens)
+        self.register_buffer("position_embeddings", embeddings.positions)
+        self.register_buffer("output_embeddings", embeddings.outputs)
+        trained = ("wkq1", "wov1") if layers == 1 else ("wkq1", "wkq2", "wov2")
+        self.trained = nn.ParameterDict({name: nn.Parameter(gaussian_embeddings(rng, d, d)) for name in trained})
+        if layers == 2:
+            self.register_buffer("wov1", embeddings.remapping)
+
+    def matrix(self, name: str) -> torch.Tensor | None:
+        """W_KQ^l or W_OV^l by name (wkq1, wov1, wkq2, wov2), trained or frozen; None where the model has no such layer."""
+        if name in self.trained:
+            return self.trained[name]
+        return dict(self.named_buffers()).get(name)
+
+    def attend(self, layer: int, keys: torch.Tensor, queries: torch.Tensor, query_positions: torch.Tensor) -> torch.Tensor:
+        """Layer `layer` at the given query positions: x_t + W_OV Σ_{s ≤ t} β_s x_s, β = softmax_s(x_sᵀ W_KQ x_t), for
+        keys (B, T, d) holding x_1..x_T, queries (B, Q, d) holding the x_t, and their positions t (B or 1, Q)."""
+        key_query, output_value = self.matrix(f"wkq{layer}"), self.matrix(f"wov{layer}")
+        scores = (queries @ key_query.T) @ keys.transpose(1, 2)  # [b, q, s] = x_sᵀ W_KQ x_t
+        causal = torch.arange(keys.shape[1], device=keys.device) <= query_positions[..., None]  # [b, q, s]: s ≤ t
+        attention = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
+        return queries + (attention @ keys) @ output_value.T
+
+    def residual_stream(self, tokens: torch.Tensor, layers: int) -> torch.Tensor:
+        """(B, T) tokens → (B, T, d): x_t after the first `layers` layers (0: the embeddings e_{z_t} + p_t)."""
+        length = tokens.shape[1]
+        x = self.token_embeddings[tokens] + self.position_embeddings[:length]
+        positions = torch.arange(length, device=tokens.device)[None]
+        for layer in range(1, layers + 1):
+            x = self.attend(layer, x, x, positions)
+        return x
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """(B, T) tokens → (B, T, N) logits u_vᵀ x_t at every position."""
+        return self.residual_stream(tokens, self.layers) @ self.output_embeddings.T
+
+    def logits_at(self, tokens: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
+        """(B, T) tokens and a (B, T) bool mask of M positions → (M, N) logits there, in the order of `where`'s
+        nonzero entries: `forward(tokens)[where]`, with the last layer computed at those positions only."""
+        keys = self.residual_stream(tokens, self.layers - 1)  # (B, T, d)
+        slot = torch.cumsum(where, dim=1) - 1  # a query's rank among its sequence's queries
+        positions = torch.zeros(len(tokens), int(where.sum(dim=1).max()), dtype=torch.int64, device=tokens.device)
+        sequence, position = where.nonzero(as_tuple=True)
+        positions[sequence, slot[sequence, position]] = position  # (B, Q): each sequence's query positions, padded with 0
+        queries = keys.gather(1, positions[..., None].expand(-1, -1, keys.shape[2]))  # (B, Q, d)
+        outputs = self.attend(self.layers, keys, queries, positions)
+        return outputs[sequence, slot[sequence, position]] @ self.output_embeddings.T
+
+
+def output_loss_and_hits(model: AttentionOnlyTransformer, tokens: torch.Tensor,
+                         triggers: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """Mean cross-entropy and the number of correct argmax predictions of z_{t+1} over the output positions of
+    `tokens[:, :-1]` (`output_positions`), and how many there are."""
+    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+    mask = output_positions(inputs, triggers)
+    count = int(mask.sum())
+    if count == 0:
+        raise ValueError("no trigger occurs twice in these sequences: raise length or batch")
+    logits = model.logits_at(inputs, mask)
+    loss = nn.functional.cross_entropy(logits, targets[mask])
+    hits = (logits.argmax(dim=1) == targets[mask]).sum()
+    return loss, hits, count

@@ -1,0 +1,103 @@
+"""Slide 20's memory-recall probes of the trained matrices against their ideal associative memories, and the
+step and order in which they are learned."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .model import AttentionOnlyTransformer, FrozenEmbeddings
+from .task import TriggerBigrams
+
+PROBED = {  # probe column → (the matrix it reads, a label for figures and order strings)
+    "probe_wov2": ("wov2", "W_OV²"),
+    "probe_wkq2": ("wkq2", "W_KQ²"),
+    "probe_wkq1": ("wkq1", "W_KQ¹"),
+    "probe_wov1": ("wov1", "W_OV¹"),
+}
+SLIDES_ORDER = ("probe_wov2", "probe_wkq2", "probe_wkq1")  # slide 20: "W_OV² first, W_KQ² next, W_KQ¹ last"
+
+
+def recall(weight: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, answers: torch.Tensor) -> float:
+    """Slide 20's memory-recall probe R(Ŵ, W*) = (1/M) Σ_i 1{a_i = argmax_j o_jᵀ Ŵ x_i} of the target memory
+    W* = Σ_i o_{a_i} x_iᵀ: inputs x_i (M, d), candidate outputs o_j (M', d), the right answer a_i (M,) for each
+    input. The slides' case is M' = M, a_i = i."""
+    scores = inputs @ weight.T @ outputs.T  # [i, j] = o_jᵀ Ŵ x_i
+    return float((scores.argmax(dim=1) == answers).to(torch.float32).mean())
+
+
+def probe_targets(embeddings: FrozenEmbeddings, task: TriggerBigrams) -> dict[str, tuple[torch.Tensor, ...]]:
+    """The ideal associative memory of each probed matrix, as (inputs, candidate outputs, answers) for `recall`:
+    - wov2 (induction head's output): e_k ↦ u_k for every token k that can be an output (support of π_o), among
+      all N output embeddings;
+    - wkq2 (induction head's key-query): a trigger's embedding e_q ↦ its remapped embedding ẽ_q = W_OV¹ e_q
+      (what the previous-token head wrote at the position after q), among all N remapped tokens;
+    - wkq1 (previous-token head): p_t ↦ p_{t−1} for t = 2..T, among all T positions;
+    - wov1 (the 1-layer model's only output matrix): e_k ↦ u_k as for wov2 (copying the attended token)."""
+    device = embeddings.tokens.device
+    tokens, positions, outputs = embeddings.tokens, embeddings.positions, embeddings.outputs
+    remapped = tokens @ embeddings.remapping.T  # row k is ẽ_k
+    copy = (tokens[task.outputs.to(device)], outputs, task.outputs.to(device))
+    return {
+        "wov2": copy,
+        "wkq2": (tokens[task.triggers.to(device)], remapped, task.triggers.to(device)),
+        "wkq1": (positions[1:], positions, torch.arange(len(positions) - 1, device=device)),
+        "wov1": copy,
+    }
+
+
+def probes(model: AttentionOnlyTransformer, targets: dict) -> dict[str, float]:
+    """Every probe column: the recall of the model's matrix against its ideal target, NaN where the model does not
+    train that matrix (the 1-layer model has no W_KQ², W_OV²; the 2-layer model's W_OV¹ is frozen)."""
+    values = {}
+    for column, (name, _) in PROBED.items():
+        weight = model.trained[name] if name in model.trained else None
+        values[column] = float("nan") if weight is None else recall(weight.detach(), *targets[name])
+    return values
+
+
+def learned_step(steps: pd.Series, values: pd.Series, threshold: float) -> float:
+    """The first recorded step at which a probe reaches `threshold`; NaN if it never does (or is not defined)."""
+    reached = steps[values.to_numpy() >= threshold]
+    return float(reached.iloc[0]) if len(reached) else float("nan")
+
+
+def order_string(learned: dict[str, float]) -> str:
+    """The probes by learned step, e.g. "W_OV² → W_KQ² → W_KQ¹"; probes learned at the same recorded step are
+    joined by " = ", probes never learned are listed after "never:"."""
+    rank = {column: index for index, column in enumerate(PROBED)}
+    reached = sorted((step, rank[column], column) for column, step in learned.items() if np.isfinite(step))
+    groups: list[list[str]] = []
+    previous = None
+    for step, _, column in reached:
+        if step != previous:
+            groups.append([])
+            previous = step
+        groups[-1].append(PROBED[column][1])
+    text = " → ".join(" = ".join(group) for group in groups)
+    never = [PROBED[column][1] for column, step in learned.items() if not np.isfinite(step)]
+    return (text + ("; " if text else "") + "never: " + ", ".join(never)) if never else text
+
+
+def learning_order(curves: pd.DataFrame, block: dict) -> pd.DataFrame:
+    """Per (layers, optimizer, seed) run: the step at which each of its probes is learned (first recorded step
+    with recall ≥ `learned_threshold`; NaN if never), the order string, and whether a 2-layer run shows slide
+    20's order W_OV² < W_KQ² < W_KQ¹ strictly (NA for 1-layer runs)."""
+    threshold = block["learned_threshold"]
+    rows = []
+    for (layers, optimizer, seed), run in curves.sort_values("step").groupby(["layers", "optimizer", "seed"], sort=True):
+        present = [column for column in PROBED if run[column].notna().any()]
+        learned = {column: learned_step(run["step"], run[column], threshold) for column in present}
+        row = {"layers": layers, "optimizer": optimizer, "seed": seed, "threshold": threshold}
+        row.update({column.replace("probe_", "learned_"): learned.get(column, np.nan) for column in PROBED})
+        row["order"] = order_string(learned)
+        if layers == 2:
+            steps = [learned[column] for column in SLIDES_ORDER]
+            row["matches_slides"] = bool(np.all(np.isfinite(steps)) and steps[0] < steps[1] < steps[2])
+        else:
+            row["matches_slides"] = pd.NA
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    table["matches_slides"] = table["matches_slides"].astype("boolean")
+    return table

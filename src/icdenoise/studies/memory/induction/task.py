@@ -1,0 +1,83 @@
+"""Slide 15's bigrams with triggers, with a synthetic global bigram model π_b (the slides estimate it from
+character-level Shakespeare; we have no text corpus, so every row of π_b is a Dirichlet draw), and the
+output positions whose next token the sequence fixes (slide 20's loss)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+BIGRAMS = 2  # purpose code of the bigram model's generator (independent of the embeddings', 1, and a run's, 3-5)
+
+
+@dataclass(frozen=True)
+class TriggerBigrams:
+    """Slide 15's sequence model. Fixed trigger tokens q_1..q_K; per sequence, output tokens o_k ~ π_o; then
+    z_1 ~ π_1 and z_t | z_{t−1} = i is o_k when i = q_k, else drawn from π_b(·|i).
+
+    Our choices: π_b has i.i.d. Dirichlet(concentration) rows; π_1 is π_b's stationary distribution (the
+    unigram, as Birth of a transformer takes π_1); the triggers are the K most frequent tokens under π_1 (Birth
+    of a transformer draws them among frequent tokens); π_o is uniform over the non-trigger tokens, so no
+    trigger maps to a trigger and no sequence is trapped in a deterministic loop."""
+
+    transitions: torch.Tensor  # (N, N) float64; row i is π_b(·|i)
+    initial: torch.Tensor      # (N,) float64; π_1
+    triggers: torch.Tensor     # (K,) int64; q_1..q_K
+    outputs: torch.Tensor      # (N − K,) int64; the support of π_o
+
+    @property
+    def vocabulary(self) -> int:
+        return self.transitions.shape[0]
+
+    def sample(self, rng: torch.Generator, sequences: int, length: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """`sequences` sequences of `length` tokens, as a (sequences, length) int64 tensor, and their outputs
+        o_1..o_K as a (sequences, K) int64 tensor. Draws by inverse CDF from one block of uniforms."""
+        triggers = self.triggers
+        outputs = self.outputs[torch.randint(len(self.outputs), (sequences, len(triggers)), generator=rng)]
+        uniforms = torch.rand(length, sequences, generator=rng, dtype=torch.float64)  # row t: one per sequence
+        forced = torch.full((sequences, self.vocabulary), -1, dtype=torch.int64)
+        forced[:, triggers] = outputs  # forced[b, i] = o_k if i = q_k, else −1
+        bigram_cdf = torch.cumsum(self.transitions, dim=1)
+        last = self.vocabulary - 1
+        tokens = torch.empty(sequences, length, dtype=torch.int64)
+        tokens[:, 0] = torch.searchsorted(torch.cumsum(self.initial, 0), uniforms[0], right=True).clamp_max(last)
+        for t in range(1, length):
+            previous = tokens[:, t - 1]
+            bigram = torch.searchsorted(bigram_cdf[previous], uniforms[t, :, None], right=True)[:, 0].clamp_max(last)
+            fixed = forced.gather(1, previous[:, None])[:, 0]
+            tokens[:, t] = torch.where(fixed >= 0, fixed, bigram)
+        return tokens, outputs
+
+
+def stationary_distribution(transitions: np.ndarray) -> np.ndarray:
+    """π with π P = π and Σ π = 1, for a row-stochastic P with positive entries: the left eigenvector of P for
+    its largest eigenvalue, 1 (Perron-Frobenius)."""
+    eigenvalues, eigenvectors = np.linalg.eig(transitions.T)
+    leading = np.real(eigenvectors[:, np.argmax(np.real(eigenvalues))])
+    return leading / leading.sum()
+
+
+def trigger_bigrams(block: dict) -> TriggerBigrams:
+    """The block's task, drawn from `block["seed"]` alone: every run of the block shares it."""
+    vocabulary, trigger_count = block["vocabulary"], block["triggers"]
+    if not 1 <= trigger_count <= vocabulary - 2:
+        raise ValueError(f"triggers = {trigger_count} must lie in [1, vocabulary − 2 = {vocabulary - 2}]")
+    rng = np.random.default_rng([block["seed"], BIGRAMS])
+    transitions = rng.dirichlet(np.full(vocabulary, float(block["concentration"])), size=vocabulary)
+    initial = stationary_distribution(transitions)
+    triggers = np.sort(np.argsort(-initial, kind="stable")[:trigger_count])
+    outputs = np.setdiff1d(np.arange(vocabulary), triggers)
+    return TriggerBigrams(torch.from_numpy(transitions), torch.from_numpy(initial), torch.from_numpy(triggers),
+                          torch.from_numpy(outputs))
+
+
+def output_positions(tokens: torch.Tensor, triggers: torch.Tensor) -> torch.Tensor:
+    """(B, T) bool: position t holds a trigger that already occurred before t, so z_{t+1} is its output o_k, fixed
+    by the sequence (slide 20: "loss on deterministic output tokens only")."""
+    vocabulary = int(max(tokens.max(), triggers.max())) + 1
+    occurrences = torch.cumsum(nn.functional.one_hot(tokens, vocabulary), dim=1)  # [b, t, i] = #{s ≤ t: z_s = i}
+    seen_before = occurrences.gather(2, tokens[..., None])[..., 0] >= 2
+    return seen_before & torch.isin(tokens, triggers)
