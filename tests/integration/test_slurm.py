@@ -23,6 +23,10 @@ pytestmark = pytest.mark.integration
 
 PROFILE = ["--profile", "workflow/profiles/slurm"]
 CANCELLED_RUN = ("gmm", "20", "softmax")  # the training job cancelled mid-run
+# Every study and the leaderboard, with the memory study reduced to its training chain (the induction runs, their
+# summary and figure): its 24 other jobs are seconds each locally but about 10 s each through SLURM, which would add
+# two minutes to CI and test no rule kind that the other studies do not.
+CLUSTER_TARGETS = ["onelayer", "alltoken", "mssa", "leaderboard", "figures/memory/induction.pdf"]
 
 
 def unavailable_reason() -> str | None:
@@ -76,7 +80,7 @@ def run_and_cancel(workdir: Path, configfile: str) -> tuple[subprocess.Completed
 
 @pytest.fixture(scope="module")
 def cluster_runs(slurm, repo, tmp_path_factory):
-    """The smoke config with one long training job, cancelled; then the smoke config again, to the end."""
+    """The smoke config with one long training job, cancelled; then the smoke config's CLUSTER_TARGETS, to the end."""
     workdir = copy_workflow(repo, tmp_path_factory.mktemp("slurm") / "workflow")
     config = yaml.safe_load((workdir / "config" / "smoke.yaml").read_text())
     config["training"]["epochs"][CANCELLED_RUN[0]] = 4000  # long enough to be cancelled mid-run
@@ -84,7 +88,7 @@ def cluster_runs(slurm, repo, tmp_path_factory):
     cancelled, job_id = run_and_cancel(workdir, "long.yaml")
     after_cancel = {path: path.exists() for path in training_outputs(workdir)}
     leftovers = sorted(str(path) for folder in ("results", "figures") for path in (workdir / folder).rglob(".*.tmp"))
-    completed = subprocess.run([SNAKEMAKE, *PROFILE, "all", "--configfile", "config/smoke.yaml"], cwd=workdir,
+    completed = subprocess.run([SNAKEMAKE, *PROFILE, *CLUSTER_TARGETS, "--configfile", "config/smoke.yaml"], cwd=workdir,
                                capture_output=True, text=True, timeout=900)
     return {"workdir": workdir, "cancelled": cancelled, "job_id": job_id, "outputs_after_cancel": after_cancel,
             "leftovers": leftovers, "completed": completed}
@@ -116,6 +120,8 @@ def test_outputs_equal_a_local_run(cluster_runs, smoke_run):
         return {str(path.relative_to(root)) for folder in ("results", "figures") for path in (root / folder).rglob("*.parquet")}
 
     on_cluster, local = cluster_runs["workdir"], smoke_run
-    assert tables(on_cluster) == tables(local)
-    for name in sorted(tables(local)):
+    skipped = tables(local) - tables(on_cluster)
+    assert tables(on_cluster) <= tables(local)
+    assert skipped and all("/memory/" in name and "induction" not in name for name in skipped), sorted(skipped)
+    for name in sorted(tables(on_cluster)):
         pd.testing.assert_frame_equal(pd.read_parquet(on_cluster / name), pd.read_parquet(local / name), check_exact=True, obj=name)
