@@ -153,6 +153,12 @@ def empirical_bayes_job(rule: str, wildcards: dict, config: dict) -> JobEstimate
     return JobEstimate(f"{rule} (all-token study)", megabytes, STARTUP_SECONDS + KERNEL_SECONDS_PER_VALUE * values)
 
 
+def stated_request(rule: str, requested: dict) -> JobEstimate:
+    """A job whose config block states its request ({mem_mb, runtime_minutes}): the estimate is that request
+    without the headroom, so that the request comes back unchanged."""
+    return JobEstimate(rule, requested["mem_mb"] / MEMORY_HEADROOM, 60 * requested["runtime_minutes"] / RUNTIME_HEADROOM)
+
+
 MSSA_SECONDS_PER_TOKEN_LAYER = 5.0e-5  # mssa_leaderboard_scores: sampling and MSSA, per prompt, token and layer
 # (measured 2.5e-5 on the 2-core EPYC, paper config: twice that, for slower machines)
 
@@ -169,8 +175,7 @@ def mssa_job(rule: str, config: dict) -> JobEstimate:
         working = 4 * _float_arrays((depth + 1) * snr["tokens"] * n * snr["K"])
         return JobEstimate(rule, INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + working, LIGHT_JOB_SECONDS + TORCH_STARTUP_SECONDS)
     if rule == "mssa_train_regression":
-        requested = config["mssa"]["regression"]["resources"]
-        return JobEstimate(rule, requested["mem_mb"] / MEMORY_HEADROOM, 60 * requested["runtime_minutes"] / RUNTIME_HEADROOM)
+        return stated_request(rule, config["mssa"]["regression"]["resources"])
     settings, evaluation = config["mssa"]["leaderboard"], config["evaluation"]
     case = config["cases"][settings["case"]]
     length = int(case["L"])
@@ -189,8 +194,7 @@ MEMORY_COMPUTE_RULES = ("memory_capacity", "memory_curves", "memory_variance", "
 def memory_job(rule: str, config: dict) -> JobEstimate:
     """The memory study's compute jobs: its config states the request (`memory.resources`); the estimate is
     that request without the headroom."""
-    requested = config["memory"]["resources"]
-    return JobEstimate(rule, requested["mem_mb"] / MEMORY_HEADROOM, 60 * requested["runtime_minutes"] / RUNTIME_HEADROOM)
+    return stated_request(rule, config["memory"]["resources"])
 
 
 def _cases(config: dict) -> dict[str, dict]:

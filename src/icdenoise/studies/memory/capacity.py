@@ -2,11 +2,8 @@
 (z, f(z)) that an argmax read-out f̂(z) = argmax_y u_yᵀ W x recalls with accuracy ≥ a threshold, found by
 bisection in N, and accuracy curves on a grid of N.
 
-Maps f: [N] → [M]:
-- injective: M = N and f(z) = z. With i.i.d. output embeddings every permutation has the same law, and
-  the identity keeps the draws nested in N;
-- binary: M = 2, f(z) = z mod 2;
-- few: M = `few_outputs`, f(z) = z mod M. Both are balanced.
+The maps f (injective, binary, few) are those of `maps`; f(z) = z mod M, which for the injective map is the
+identity and keeps the draws nested in N.
 
 Draws are nested: the embeddings of inputs 0..N−1 are the first N rows of one fixed sequence of 64-row blocks,
 so accuracy is close to monotone in N within a draw and bisection is well posed. Accuracy is measured on
@@ -22,16 +19,12 @@ import torch
 from . import memories
 from .bisection import largest_n_above
 from .embeddings import gaussian_embeddings, generator
+from .maps import outputs_for
 
 BLOCK_ROWS = 64  # small, so that the many replicas of a small memory hold little
 KIND_CODES = {"input": 0, "output": 1, "position": 2, "projection": 3}
 QUERY_CHUNK = 256
 MEMORIES = ("hebbian", "gradient_step", "gradient_step_noisy", "low_rank")
-
-
-def outputs_for(map_name: str, stored: int, few_outputs: int) -> int:
-    """M for a map with N stored inputs."""
-    return {"injective": stored, "binary": 2, "few": few_outputs}[map_name]
 
 
 def outputs_label(map_name: str, few_outputs: int) -> str:
@@ -62,13 +55,13 @@ class NestedEmbeddings:
         return self.rows[:count]
 
 
-def recall_accuracy(memory: torch.Tensor, queries: torch.Tensor, outputs: torch.Tensor, targets: torch.Tensor) -> float:
-    """The fraction of queries x (Q, d) with argmax_y u_yᵀ W x equal to their target."""
+def recalled(memory: torch.Tensor, queries: torch.Tensor, outputs: torch.Tensor, targets: torch.Tensor) -> int:
+    """How many queries x (Q, d) have argmax_y u_yᵀ W x equal to their target."""
     hits = 0
     for start in range(0, queries.shape[0], QUERY_CHUNK):
         logits = (queries[start:start + QUERY_CHUNK] @ memory.T) @ outputs.T
         hits += int((logits.argmax(dim=1) == targets[start:start + QUERY_CHUNK]).sum())
-    return hits / queries.shape[0]
+    return hits
 
 
 class MemoryDraw:
@@ -103,7 +96,7 @@ class MemoryDraw:
             memory = memories.low_rank(inputs, outputs, targets, self.projection)
         else:
             raise ValueError(f"unknown memory {memory_kind!r}; allowed: {', '.join(MEMORIES)}")
-        return round(recall_accuracy(memory, query_inputs, outputs, targets[:asked]) * asked), asked
+        return recalled(memory, query_inputs, outputs, targets[:asked]), asked
 
 
 class ReplicatedMemory:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...claims import reference_problems
 from .. import Run
 from .claims import CLAIMS, INDUCTION_CLAIM_RUNS, ZIPF_CLAIM_ALPHAS
+from .maps import outputs_for
 
 
 def runs(config: dict) -> set[Run]:
@@ -33,7 +34,7 @@ def problems(config: dict) -> list[str]:
                         "(allowed: above 1/memory.mlp.outputs)")
     variance = study["variance"]
     for stored in variance["stored"]:
-        for outputs in ({"binary": 2, "few": capacity["few_outputs"]}[name] for name in variance["maps"] if name != "injective"):
+        for outputs in (outputs_for(name, stored, capacity["few_outputs"]) for name in variance["maps"] if name != "injective"):
             if stored % outputs:
                 problems.append(f"memory.variance.stored: N = {stored} is not a multiple of M = {outputs} "
                                 "(allowed: multiples of every map's M, so that the maps are balanced)")

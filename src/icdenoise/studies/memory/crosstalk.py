@@ -15,6 +15,7 @@ import pandas as pd
 import torch
 
 from .embeddings import gaussian_embeddings, generator
+from .maps import outputs_for
 
 
 def slides_variance(d: int, stored: int, n_y: int) -> float:
@@ -55,7 +56,7 @@ def variance_table(block: dict, few_outputs: int) -> pd.DataFrame:
     for map_name in block["maps"]:
         for d in block["ds"]:
             for stored in block["stored"]:
-                outputs = {"injective": stored, "binary": 2, "few": few_outputs}[map_name]
+                outputs = outputs_for(map_name, stored, few_outputs)
                 if stored % outputs:
                     raise ValueError(f"memory.variance.stored: N = {stored} is not a multiple of M = {outputs} ({map_name} map)")
                 draws = max(1, int(np.ceil(block["samples"] / stored)))
