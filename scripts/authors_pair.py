@@ -8,8 +8,10 @@ The job: the gmm case (K = 8, σ0² = 0.02, σ_z² = 0.1, n = 16), softmax atten
   check it out anywhere and pass --authors), run in a fresh copy of the checkout with the interpreter
   running this script. It draws its dataset, trains the six seeds one after the other with torch's
   default threads, and saves its loss curves, weights and plots.
-- This pipeline: `snakemake --cores 1 results/train/gmm/L500/softmax/losses.parquet` in a fresh
-  copy of the workflow: the dataset job, then the training job (one thread).
+- This pipeline: `snakemake results/train/gmm/L500/softmax/losses.parquet --cores C
+  --set-threads train_ensemble=C` in a fresh copy of the workflow: the dataset job, then the training
+  job with C threads. C (`--cores`) defaults to the threads torch gives the authors' run, so that
+  both sides have the same cores; `--cores 1` times our job on one.
 
 Each repeat times the authors' run then ours. Wall and CPU seconds (user + system of the child
 processes), and the final test loss and the mean diagonals of W_KQ and W_PV of every seed, are printed
@@ -72,14 +74,16 @@ def authors_run(checkout: Path) -> dict:
     return {"wall": wall, "cpu": cpu, "test_mse": losses, "W_KQ_diag": kq, "W_PV_diag": pv}
 
 
-def our_run(checkout: Path) -> dict:
+def our_run(checkout: Path, cores: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="icdenoise-pair-") as scratch:
         workdir = Path(scratch)
         shutil.copy(checkout / "Snakefile", workdir)
         for folder in ("workflow", "config"):
             shutil.copytree(checkout / folder, workdir / folder)
         environment = {**os.environ, "PYTHONPATH": str(checkout / "src")}
-        wall, cpu = timed([str(Path(sys.executable).parent / "snakemake"), TARGET, "--cores", "1", "--quiet"], workdir, environment)
+        command = [str(Path(sys.executable).parent / "snakemake"), TARGET, "--cores", str(cores),
+                   "--set-threads", f"train_ensemble={cores}", "--quiet"]
+        wall, cpu = timed(command, workdir, environment)
         losses = pd.read_parquet(workdir / TARGET)
         final = losses[(losses["step"] == losses["step"].max()) & (losses["split"] == "test")].sort_values("seed")
         weights = pd.read_parquet(workdir / TARGET.replace("losses", "weights"))
@@ -104,13 +108,24 @@ def main() -> None:
     parser.add_argument("--authors", type=Path, required=True, help="a checkout of mattsmart/in-context-denoising")
     parser.add_argument("--workflow", type=Path, default=REPO, help="the checkout of this pipeline to time (default: this one)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cores", type=int, default=None,
+                        help="cores and training threads of our side (default: torch's default thread count, the authors' side's)")
     args = parser.parse_args()
     if not (args.authors / "src" / "nn_train_ensemble.py").is_file():
         sys.exit(f"{args.authors} has no src/nn_train_ensemble.py: pass a checkout of mattsmart/in-context-denoising")
+    import torch
+
+    cores = args.cores or torch.get_num_threads()
+    sys.path.insert(0, str(REPO / "src"))
+    from icdenoise.cluster import stalled_slurm_warning
+
+    if warning := stalled_slurm_warning():
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"the authors' run uses torch's {torch.get_num_threads()} threads; ours --cores {cores}", flush=True)
 
     runs = {"authors": [], "ours": []}
     for repeat in range(args.repeats):
-        for name, run in (("authors", lambda: authors_run(args.authors)), ("ours", lambda: our_run(args.workflow.resolve()))):
+        for name, run in (("authors", lambda: authors_run(args.authors)), ("ours", lambda: our_run(args.workflow.resolve(), cores))):
             runs[name].append(run())
             print(f"run {repeat + 1}/{args.repeats}, {name}: {describe(runs[name][-1])}", flush=True)
     medians = {name: {key: statistics.median(r[key] for r in results) for key in ("wall", "cpu")} for name, results in runs.items()}

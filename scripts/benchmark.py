@@ -31,6 +31,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from icdenoise.cluster import stalled_slurm_warning  # noqa: E402
 from icdenoise.floor import compute_floor_seconds, job_counts, job_floor_seconds, probe_machine, training_work  # noqa: E402
 
 
@@ -131,6 +132,8 @@ def main() -> None:
                         help="probe this machine's core (GEMM, memory bandwidth) and print each training job against its floor")
     args = parser.parse_args()
     checkouts = [path.resolve() for path in args.workflow or [REPO]]
+    if warning := stalled_slurm_warning():
+        print(f"warning: {warning}", file=sys.stderr)
 
     walls = {checkout: [] for checkout in checkouts}
     per_job = {checkout: defaultdict(list) for checkout in checkouts}

@@ -34,3 +34,23 @@ def placement(rule: str, device: str, environ: Mapping[str, str]) -> dict[str, s
         if resources["gpu"] and environ.get(GPU_PARTITION):
             resources["slurm_partition"] = environ[GPU_PARTITION]
     return resources
+
+
+def stalled_slurm_warning() -> str | None:
+    """A warning when every `snakemake` call will stall: the SLURM executor plugin is installed (the
+    ``slurm`` extra) and SLURM's commands are, but no controller answers. The plugin then runs
+    ``scontrol show config`` as Snakemake starts, and that waits about 9 s for the controller. Timings
+    taken so carry this constant; start the controller (scripts/slurm/start_local_cluster.sh) or time
+    in an environment without the extra."""
+    import importlib.util
+    import shutil
+    import subprocess
+
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None or shutil.which("scontrol") is None:
+        return None
+    answer = subprocess.run(["scontrol", "ping"], capture_output=True, text=True, timeout=60)
+    if answer.returncode == 0 and "UP" in answer.stdout:
+        return None
+    return ("the SLURM executor plugin is installed but no SLURM controller answers: every snakemake call "
+            "waits about 9 s for `scontrol show config`; start scripts/slurm/start_local_cluster.sh or use a venv "
+            "without the [slurm] extra")

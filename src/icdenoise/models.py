@@ -44,12 +44,25 @@ class EnsembleModel(nn.Module):
     """Parameters: a dict of named tensors of shape (S, ...), in a fixed order."""
 
     architecture: ClassVar[str]
+    snapshots_per_pass: ClassVar[int] = 1  # training's recorded losses: parameter snapshots scored in one pass (see `stacked`)
 
     def __init__(self, parameters: dict[str, torch.Tensor], **options):
         """`options`: the model block's other keys; architectures whose forward pass needs fixed,
         unlearned settings (`SubspaceSelfAttention`'s η, τ, φ) read them, the others need none."""
         super().__init__()
         self.weights = nn.ParameterDict({name: nn.Parameter(value.clone()) for name, value in parameters.items()})
+        self.options = options
+
+    def snapshot(self) -> dict[str, torch.Tensor]:
+        """A copy of the current parameters, e.g. to score them later (`stacked`)."""
+        return {name: tensor.detach().clone() for name, tensor in self.weights.items()}
+
+    def stacked(self, snapshots: list[dict[str, torch.Tensor]]) -> "EnsembleModel":
+        """One ensemble of R snapshots of this S-seed ensemble, R·S models with snapshot r's seed s at
+        index r·S + s: its losses, viewed as (R, S), are every snapshot's. Scoring many snapshots at
+        once turns a shared prompt's thin products into wide ones (`snapshots_per_pass`)."""
+        parameters = {name: torch.cat([snapshot[name] for snapshot in snapshots]) for name in self.weights}
+        return type(self)(parameters, **self.options)
 
     @classmethod
     def initial_parameters(cls, rng: np.random.Generator, n: int, **options) -> dict[str, np.ndarray]:
@@ -117,7 +130,15 @@ class EnsembleModel(nn.Module):
 
 
 class OneLayerAttention(EnsembleModel):
-    """Common parameters of eqs. 11 and 12: W_KQ, W_PV of shape (S, n, n); query-only corruption."""
+    """Common parameters of eqs. 11 and 12: W_KQ, W_PV of shape (S, n, n); query-only corruption.
+
+    A recorded loss scores up to 64 parameter snapshots in one pass: each shared prompt then meets
+    64·S query vectors in one (64·S × n) @ (n × L) product, where one snapshot's S = 6 make a product
+    too thin to run fast (8-9 ms a record of the gmm, L = 500 softmax job, against about 4 ms batched
+    on the 2-core EPYC).
+    """
+
+    snapshots_per_pass: ClassVar[int] = 64
 
     @classmethod
     def from_weights(cls, w_kq: torch.Tensor, w_pv: torch.Tensor) -> "OneLayerAttention":
@@ -350,7 +371,7 @@ class SubspaceSelfAttention(EnsembleModel):
     PHIS: ClassVar[tuple[str, ...]] = ("thresholded", "softmax")
 
     def __init__(self, parameters, heads: int = 1, eta: float = 1.0, tau: float = 1.0, phi: str = "softmax", **options):
-        super().__init__(parameters)
+        super().__init__(parameters, heads=heads, eta=eta, tau=tau, phi=phi, **options)
         if phi not in self.PHIS:
             raise ValueError(f"phi must be one of {self.PHIS}, got {phi!r}")
         self.heads, self.eta, self.tau, self.phi = heads, eta, tau, phi

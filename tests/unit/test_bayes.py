@@ -174,3 +174,9 @@ def test_the_sphere_oracle_stays_finite_and_projects_onto_the_sphere_as_the_nois
         estimate = estimators.sphere_oracle(prompts, task, sigma_z_sq)
         assert np.all(np.isfinite(estimate))
         assert np.mean((estimate - prompts.target) ** 2) < 10 * sigma_z_sq  # the posterior concentrates on x
+
+
+def test_context_second_moment_is_the_mean_outer_product_of_the_tokens():
+    context = np.random.default_rng(3).standard_normal((4, 7, 3))
+    expected = np.stack([sum(np.outer(token, token) for token in prompt) / 7 for prompt in context])
+    np.testing.assert_allclose(bayes.context_second_moment(context), expected, rtol=1e-12)

@@ -44,6 +44,38 @@ def test_ensemble_training_equals_training_each_seed_alone(splits, model):
     np.testing.assert_allclose(pick(together_losses)["mse"], alone_losses["mse"], rtol=1e-5)
 
 
+@pytest.mark.parametrize("model", ["linear", "softmax"])
+@pytest.mark.parametrize("per_pass", [3, 64])
+def test_losses_scored_from_snapshots_equal_losses_scored_at_each_record(splits, model, per_pass, monkeypatch):
+    """Scoring the recorded steps' parameter snapshots several at a time (here 3, which leaves a
+    remainder, or all of them) gives each step's losses as scoring at the step does, and leaves
+    training itself untouched. 8 steps an epoch and a log point every 2 epochs: 4 records a log."""
+    settings = TrainingSettings(epochs=20, batch_size=5, lr=0.01, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+    monkeypatch.setattr(MODELS[model], "snapshots_per_pass", 1)
+    at_each_record = train_model(model, splits, [0, 1], settings)
+    monkeypatch.setattr(MODELS[model], "snapshots_per_pass", per_pass)
+    from_snapshots = train_model(model, splits, [0, 1], settings)
+    pd.testing.assert_frame_equal(at_each_record[1], from_snapshots[1], check_exact=True)
+    pd.testing.assert_frame_equal(at_each_record[0].drop(columns="mse"), from_snapshots[0].drop(columns="mse"), check_exact=True)
+    np.testing.assert_allclose(from_snapshots[0]["mse"], at_each_record[0]["mse"], rtol=1e-5)
+
+
+def test_a_stacked_ensemble_predicts_as_each_of_its_snapshots():
+    """`stacked` keeps the architecture's options: snapshot r's seed s is model r·S + s."""
+    from icdenoise.models import SubspaceSelfAttention
+
+    model = SubspaceSelfAttention.initialise([0, 1], 4, layers=2, heads=2, head_dim=1, eta=0.5, phi="softmax")
+    first = model.snapshot()
+    with torch.no_grad():
+        model.weights["U_1"].mul_(0.5)
+    stacked = model.stacked([first, model.snapshot()])
+    context = torch.randn(3, 5, 4, dtype=torch.float32)
+    with torch.no_grad():
+        together = stacked(context, context).view(2, 2, 3, 5, 4)
+        np.testing.assert_allclose(together[1], model(context, context), rtol=1e-6)
+        np.testing.assert_allclose(together[0], SubspaceSelfAttention(first, heads=2, eta=0.5, phi="softmax")(context, context), rtol=1e-6)
+
+
 def test_recording_schedule_and_learning_rate_decay(splits):
     losses, weights = train_model("linear", splits, [0], SETTINGS)
     steps = sorted(losses["step"].unique())
