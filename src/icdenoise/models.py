@@ -132,10 +132,10 @@ class EnsembleModel(nn.Module):
 class OneLayerAttention(EnsembleModel):
     """Common parameters of eqs. 11 and 12: W_KQ, W_PV of shape (S, n, n); query-only corruption.
 
-    A recorded loss scores up to 64 parameter snapshots in one pass: each shared prompt then meets
-    64·S query vectors in one (64·S × n) @ (n × L) product, where one snapshot's S = 6 make a product
-    too thin to run fast (8-9 ms a record of the gmm, L = 500 softmax job, against about 4 ms batched
-    on the 2-core EPYC).
+    Training's recorded losses score up to 64 parameter snapshots in one pass: each shared prompt
+    then meets R·S query vectors in one (R·S × n) @ (n × L) product, where one snapshot's S = 6 make a
+    product too thin to run fast. A record of the gmm, L = 500 softmax job took about 9 ms alone and
+    about 5 ms in a pass of 50, on one core of the 2-core EPYC.
     """
 
     snapshots_per_pass: ClassVar[int] = 64
