@@ -127,9 +127,16 @@ def get_training_params(wildcards):
     return canonical({**training, "epochs": config["training"]["epochs"][wildcards.case]})
 
 
-def get_training_priority(wildcards):
+def training_priority(case, model, L):
     """Start the costliest training jobs first: cost ∝ epochs × (L for softmax, n for linear,
     whose features are the n×n context second moment). Only the order of priorities matters."""
-    architecture = config["models"][wildcards.model]["architecture"]
-    width = int(wildcards.L) if architecture != "linear" else config["cases"][wildcards.case]["n"]
-    return 10 + config["training"]["epochs"][wildcards.case] * width
+    architecture = config["models"][model]["architecture"]
+    width = int(L) if architecture != "linear" else config["cases"][case]["n"]
+    return 10 + config["training"]["epochs"][case] * width
+
+
+def get_training_priority(wildcards):
+    return training_priority(wildcards.case, wildcards.model, wildcards.L)
+
+
+DATASET_PRIORITY = 1 + max((training_priority(run.case, run.model, run.L) for run in RUNS), default=0)

@@ -13,7 +13,7 @@ rule sample_prompts:
     benchmark:
         "benchmarks/sample_prompts/{case}_L{L}.tsv"
     threads: 1
-    priority: 1  # cheap, and every training job waits for it: run before the evaluations
+    priority: DATASET_PRIORITY  # above every training job's: a dataset takes about a second, and training jobs wait for it
     resources:
         **job_resources("sample_prompts.py"),
     conda:
