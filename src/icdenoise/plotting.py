@@ -8,6 +8,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 
 THEME = {
     "font.size": 8.8, "axes.titlesize": 9.6, "axes.labelsize": 9.6, "xtick.labelsize": 8.8, "ytick.labelsize": 8.8,
@@ -41,6 +42,13 @@ def start_figure(*args, **kwargs):
 
 
 def save_figure(figure, path) -> None:
-    """A reproducible PDF (no creation date), and the figure's memory released."""
+    """A reproducible PDF (no creation date), and the figure's memory released.
+
+    `tight_layout()` has already placed the axes of a figure it was called on, but leaves a
+    placeholder layout engine behind, which makes `savefig` lay out every text a second time, in a
+    draw that paints nothing (about 0.5 s of Figure 3's 1.2 s of saving). It is removed first.
+    """
+    if isinstance(figure.get_layout_engine(), PlaceHolderLayoutEngine):
+        figure.set_layout_engine(None)
     figure.savefig(path, metadata={"CreationDate": None})
     plt.close(figure)

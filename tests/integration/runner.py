@@ -38,6 +38,21 @@ def planned_outputs(result: subprocess.CompletedProcess) -> set[str]:
     }
 
 
+def planned_priorities(result: subprocess.CompletedProcess) -> dict[tuple[str, str], int]:
+    """(rule, wildcards) → priority of every job a dry run plans (0 where the plan names none)."""
+    priorities, job = {}, None
+    for line in result.stdout.splitlines() + [""]:
+        started = re.fullmatch(r"(?:local)?rule (\w+):", line.strip())
+        if started or not line.strip():
+            if job:
+                priorities[job["rule"], job.get("wildcards", "")] = int(job.get("priority", 0))
+            job = {"rule": started.group(1)} if started else None
+        elif job and ":" in line:
+            key, value = line.strip().split(":", 1)
+            job[key] = value.strip()
+    return priorities
+
+
 def most_jobs_at_once(log: str) -> int:
     """The largest number of jobs running at one time, from a Snakemake log's timestamped job starts
     ("rule X:" after a timestamp line) and "Finished jobid: N" lines. Timestamps have one-second

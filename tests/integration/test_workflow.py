@@ -10,7 +10,7 @@ import yaml
 
 from icdenoise.artifacts import read_metadata
 from pins import PINS, key_outputs
-from runner import SNAKEMAKE, copy_workflow, most_jobs_at_once, planned_outputs, snakemake
+from runner import SNAKEMAKE, copy_workflow, most_jobs_at_once, planned_outputs, planned_priorities, snakemake
 
 pytestmark = pytest.mark.integration
 
@@ -107,6 +107,24 @@ def test_every_training_run_is_planned_once(repo, tmp_path):
         "results/train/gmm_all_tokens/L16/stacked/losses.parquet",
         "results/train/alltoken_mixture/L16/alltoken_learned/losses.parquet",
     }
+
+
+def test_figure_3_jobs_start_longest_first(repo, tmp_path):
+    """Among ready jobs the longest starts first (icdenoise.resources' estimates): with the paper's
+    config, the datasets, then the L = 500 softmax trainings, then each case's closed forms, then
+    the linear-attention trainings, whose features are only n × n."""
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    result = snakemake(workdir, "-n", "figures/fig3.pdf", configfile="config/config.yaml")
+    assert result.returncode == 0, result.stderr[-4000:]
+    priorities = planned_priorities(result)
+    cases = ("linear", "sphere", "gmm")
+
+    def of(rule, model=None):
+        return [priorities[rule, f"case={case}, L=500" + (f", model={model}" if model else "")] for case in cases]
+
+    assert min(of("sample_prompts")) > max(of("train_ensemble", "softmax"))
+    assert min(of("train_ensemble", "softmax")) > max(of("evaluate_bayes")) > max(of("train_ensemble", "linear"))
+    assert min(of("train_ensemble", "linear")) > priorities["plot_fig3", ""]
 
 
 def test_fig3_targets_are_built(smoke_run):

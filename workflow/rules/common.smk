@@ -1,5 +1,6 @@
 # Config validation (before any job is scheduled), output paths and the shared input/param functions.
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -127,16 +128,26 @@ def get_training_params(wildcards):
     return canonical({**training, "epochs": config["training"]["epochs"][wildcards.case]})
 
 
-def training_priority(case, model, L):
-    """Start the costliest training jobs first: cost ∝ epochs × (L for softmax, n for linear,
-    whose features are the n×n context second moment). Only the order of priorities matters."""
-    architecture = config["models"][model]["architecture"]
-    width = int(L) if architecture != "linear" else config["cases"][case]["n"]
-    return 10 + config["training"]["epochs"][case] * width
+def longest_first(script):
+    """A compute rule's priority: 10 + its job's estimated seconds (icdenoise.resources), so that
+    among the jobs ready to run the longest starts first. In Figure 3 the closed forms of a case
+    (about 5 s) then run beside the softmax trainings instead of after every training, where the last
+    of them left a core idle. Only the order of priorities matters; the study rules' fixed 5 stays
+    below every one of these."""
+    job = Path(script).stem
+    uses_torch = imports_torch(Path(workflow.basedir) / "workflow" / "scripts" / script)
+    return lambda wildcards: estimated_priority(job, dict(wildcards.items()), uses_torch)
 
 
-def get_training_priority(wildcards):
-    return training_priority(wildcards.case, wildcards.model, wildcards.L)
+def estimated_priority(job, wildcards, uses_torch):
+    return 10 + math.ceil(job_estimate(job, wildcards, config, uses_torch).seconds)
 
 
-DATASET_PRIORITY = 1 + max((training_priority(run.case, run.model, run.L) for run in RUNS), default=0)
+def highest_compute_priority():
+    """The highest priority of the planned trainings and closed-form evaluations."""
+    priorities = [estimated_priority("train_ensemble", {"case": run.case, "model": run.model, "L": run.L}, True) for run in RUNS]
+    priorities += [estimated_priority("evaluate_bayes", {"case": run.case, "L": run.L}, False) for run in RUNS]
+    return max(priorities, default=0)
+
+
+DATASET_PRIORITY = 1 + highest_compute_priority()  # datasets first: each takes a few seconds, and trainings wait for them

@@ -13,7 +13,7 @@ rule sample_prompts:
     benchmark:
         "benchmarks/sample_prompts/{case}_L{L}.tsv"
     threads: 1
-    priority: DATASET_PRIORITY  # above every training job's: a dataset takes about a second, and training jobs wait for it
+    priority: DATASET_PRIORITY  # above every training's and evaluation's: a dataset takes about a second, and trainings wait for it
     resources:
         **job_resources("sample_prompts.py"),
     conda:

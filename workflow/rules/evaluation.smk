@@ -13,6 +13,7 @@ rule evaluate_bayes:
     benchmark:
         "benchmarks/evaluate_bayes/{case}_L{L}.tsv"
     threads: config["evaluation"]["threads"]
+    priority: longest_first("evaluate_bayes.py")
     resources:
         **job_resources("evaluate_bayes.py"),
     conda:
@@ -37,6 +38,7 @@ rule evaluate_trained:
     benchmark:
         "benchmarks/evaluate_trained/{case}_L{L}.tsv"
     threads: config["evaluation"]["threads"]
+    priority: longest_first("evaluate_trained.py")
     resources:
         **job_resources("evaluate_trained.py"),
     conda:

@@ -14,7 +14,7 @@ rule train_ensemble:
     benchmark:
         "benchmarks/train_ensemble/{case}_L{L}_{model}.tsv"
     threads: config["training"]["threads"]
-    priority: get_training_priority
+    priority: longest_first("train_ensemble.py")
     resources:
         **job_resources("train_ensemble.py"),
     conda:
