@@ -130,10 +130,10 @@ def get_training_params(wildcards):
 
 def longest_first(script):
     """A compute rule's priority: 10 + its job's estimated seconds (icdenoise.resources), so that
-    among the jobs ready to run the longest starts first. In Figure 3 the closed forms of a case
-    (about 5 s) then run beside the softmax trainings instead of after every training, where the last
-    of them left a core idle. Only the order of priorities matters; the study rules' fixed 5 stays
-    below every one of these."""
+    among the jobs ready to run the longest starts first, and the last to finish are short. In
+    Figure 3 the closed forms of a case (about 5 s) then run beside the softmax trainings instead of
+    after every training, where the last of them left a core idle. Only the order matters; rules
+    without a size model (plots, summaries, scans) keep priority 0."""
     job = Path(script).stem
     uses_torch = imports_torch(Path(workflow.basedir) / "workflow" / "scripts" / script)
     return lambda wildcards: estimated_priority(job, dict(wildcards.items()), uses_torch)

@@ -108,7 +108,7 @@ rule alltoken_mse:
         "logs/alltoken/mse_N{tokens}.log",
     benchmark:
         "benchmarks/alltoken_mse/N{tokens}.tsv"
-    priority: 5  # the largest N is the longest job of the study: start it first
+    priority: longest_first("alltoken/alltoken_mse.py")
     resources:
         **job_resources("alltoken/alltoken_mse.py"),
     conda:
@@ -178,6 +178,7 @@ rule alltoken_leaderboard_scores:
         "logs/alltoken/leaderboard_scores_{case}.log",
     benchmark:
         "benchmarks/alltoken_leaderboard_scores/{case}.tsv"
+    priority: longest_first("alltoken/alltoken_leaderboard_scores.py")
     resources:
         **job_resources("alltoken/alltoken_leaderboard_scores.py"),
     conda:

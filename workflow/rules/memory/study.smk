@@ -34,6 +34,7 @@ rule memory_capacity:
         "logs/memory/capacity_{memory_map}.log",
     benchmark:
         "benchmarks/memory_capacity/{memory_map}.tsv"
+    priority: longest_first("memory/memory_capacity.py")
     resources:
         **job_resources("memory/memory_capacity.py"),
     conda:
@@ -54,6 +55,7 @@ rule memory_curves:
         "logs/memory/curves_{memory_map}.log",
     benchmark:
         "benchmarks/memory_curves/{memory_map}.tsv"
+    priority: longest_first("memory/memory_curves.py")
     resources:
         **job_resources("memory/memory_curves.py"),
     conda:
@@ -75,6 +77,7 @@ rule memory_variance:
         "logs/memory/variance.log",
     benchmark:
         "benchmarks/memory_variance.tsv"
+    priority: longest_first("memory/memory_variance.py")
     resources:
         **job_resources("memory/memory_variance.py"),
     conda:
@@ -96,6 +99,7 @@ rule memory_low_rank:
         "logs/memory/low_rank.log",
     benchmark:
         "benchmarks/memory_low_rank.tsv"
+    priority: longest_first("memory/memory_low_rank.py")
     resources:
         **job_resources("memory/memory_low_rank.py"),
     conda:
@@ -116,6 +120,7 @@ rule memory_mlp:
         "logs/memory/mlp_d{mlp_d}.log",
     benchmark:
         "benchmarks/memory_mlp/d{mlp_d}.tsv"
+    priority: longest_first("memory/memory_mlp.py")
     resources:
         **job_resources("memory/memory_mlp.py"),
     conda:
@@ -161,6 +166,7 @@ rule memory_zipf:
         "logs/memory/zipf_alpha{alpha}.log",
     benchmark:
         "benchmarks/memory_zipf/alpha{alpha}.tsv"
+    priority: longest_first("memory/memory_zipf.py")
     resources:
         **job_resources("memory/memory_zipf.py"),
     conda:
@@ -203,7 +209,7 @@ rule memory_train_induction:
         "logs/memory/induction/layers{induction_layers}_{optimizer}_seed{induction_seed}.log",
     benchmark:
         "benchmarks/memory_train_induction/layers{induction_layers}_{optimizer}_seed{induction_seed}.tsv"
-    priority: 5  # the longest jobs of the study: start them first
+    priority: longest_first("memory/memory_train_induction.py")
     resources:
         **job_resources("memory/memory_train_induction.py"),
     conda:

@@ -73,7 +73,7 @@ rule mssa_train_regression:
         "logs/mssa/train_regression/{regression_task}_{architecture}_seed{training_seed}.log",
     benchmark:
         "benchmarks/mssa_train_regression/{regression_task}_{architecture}_seed{training_seed}.tsv"
-    priority: 5  # the longest jobs of the study: start them first
+    priority: longest_first("mssa/mssa_train_regression.py")
     resources:
         **job_resources("mssa/mssa_train_regression.py"),
     conda:
@@ -143,6 +143,7 @@ rule mssa_leaderboard_scores:
         "logs/mssa/leaderboard_scores_{case}.log",
     benchmark:
         "benchmarks/mssa_leaderboard_scores/{case}.tsv"
+    priority: longest_first("mssa/mssa_leaderboard_scores.py")
     resources:
         **job_resources("mssa/mssa_leaderboard_scores.py"),
     conda:
