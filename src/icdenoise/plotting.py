@@ -46,7 +46,7 @@ def save_figure(figure, path) -> None:
 
     `tight_layout()` has already placed the axes of a figure it was called on, but leaves a
     placeholder layout engine behind, which makes `savefig` lay out every text a second time, in a
-    draw that paints nothing (about 0.5 s of Figure 3's 1.2 s of saving). It is removed first.
+    draw that paints nothing (0.3–0.5 s of Figure 3's 1.0–1.2 s of saving). It is removed first.
     """
     if isinstance(figure.get_layout_engine(), PlaceHolderLayoutEngine):
         figure.set_layout_engine(None)

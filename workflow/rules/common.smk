@@ -57,16 +57,18 @@ def code(script):
     return script_dependencies(Path(workflow.basedir) / "workflow" / "scripts" / script)
 
 
+def job_estimator(script):
+    """wildcards (or a dict of them) → the icdenoise.resources estimate of one job of the rule named after `script`."""
+    job = Path(script).stem
+    uses_torch = imports_torch(Path(workflow.basedir) / "workflow" / "scripts" / script)
+    return lambda wildcards: job_estimate(job, dict(wildcards.items()), config, uses_torch)
+
+
 def job_resources(script):
     """A rule's resources, named after its script: mem_mb and runtime (minutes) estimated from the
     config (icdenoise.resources), cpus_per_task equal to its threads, and, on SLURM, the partition,
     account and GPU the environment names (icdenoise.cluster)."""
-    job = Path(script).stem
-    uses_torch = imports_torch(Path(workflow.basedir) / "workflow" / "scripts" / script)
-
-    def estimate(wildcards):
-        return job_estimate(job, dict(wildcards.items()), config, uses_torch)
-
+    job, estimate = Path(script).stem, job_estimator(script)
     return dict(
         mem_mb=lambda wildcards: estimate(wildcards).mem_mb,
         runtime=lambda wildcards: estimate(wildcards).runtime_minutes,
@@ -134,19 +136,15 @@ def longest_first(script):
     Figure 3 the closed forms of a case (about 5 s) then run beside the softmax trainings instead of
     after every training, where the last of them left a core idle. Only the order matters; rules
     without a size model (plots, summaries, scans) keep priority 0."""
-    job = Path(script).stem
-    uses_torch = imports_torch(Path(workflow.basedir) / "workflow" / "scripts" / script)
-    return lambda wildcards: estimated_priority(job, dict(wildcards.items()), uses_torch)
-
-
-def estimated_priority(job, wildcards, uses_torch):
-    return 10 + math.ceil(job_estimate(job, wildcards, config, uses_torch).seconds)
+    estimate = job_estimator(script)
+    return lambda wildcards: 10 + math.ceil(estimate(wildcards).seconds)
 
 
 def highest_compute_priority():
     """The highest priority of the planned trainings and closed-form evaluations."""
-    priorities = [estimated_priority("train_ensemble", {"case": run.case, "model": run.model, "L": run.L}, True) for run in RUNS]
-    priorities += [estimated_priority("evaluate_bayes", {"case": run.case, "L": run.L}, False) for run in RUNS]
+    training, evaluation = longest_first("train_ensemble.py"), longest_first("evaluate_bayes.py")
+    priorities = [training({"case": run.case, "model": run.model, "L": run.L}) for run in RUNS]
+    priorities += [evaluation({"case": run.case, "L": run.L}) for run in RUNS]
     return max(priorities, default=0)
 
 
