@@ -5,12 +5,17 @@ their script imports, directly or through other modules of the package, as an in
 editing a module re-runs exactly the jobs whose scripts use it, and what depends on them, and
 ``snakemake -n`` names the edited file as the reason. A package's ``__init__.py`` counts for every
 module inside it (Python runs it on import); imports under ``if TYPE_CHECKING:`` do not count.
+What a file imports is read once per version of it and, with `use_disk_cache`, kept for the next process.
 """
 
 from __future__ import annotations
 
 import ast
+import atexit
+import json
+import os
 import re
+import tempfile
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -36,30 +41,76 @@ def _with_parents(name: str) -> list[str]:
     return [".".join(parts[: index + 1]) for index in range(len(parts))]
 
 
-def _file_imports(path: Path, package: str | None) -> frozenset[str]:
-    """`_imported_names` of a file, read once per version of it (a Snakefile asks for each many times)."""
-    return _file_imports_version(str(path), path.stat().st_mtime_ns, package)
+CACHE_FORMAT = 1  # bump when the stored records change shape
+ImportRecord = tuple[int, str, tuple[str, ...]]  # (level, module, names): `from ..module import names`; level −1 for `import names`
+_records: dict[str, dict] = {}  # path → {"version": [mtime_ns, size], "imports": [ImportRecord...], "torch": bool}
+_disk_cache: dict = {"path": None, "changed": False}
 
 
-@lru_cache(maxsize=None)
-def _import_statements(path: str, modified_ns: int) -> tuple[tuple[ast.stmt, ...], bool]:
-    """A file's import statements outside `if TYPE_CHECKING:` blocks, and whether any statement,
-    those blocks included, imports torch. Imports are statements, so only statement bodies are
-    searched, not expressions: several times faster than walking every node."""
-    statements: list[ast.stmt] = []
+def use_disk_cache(path: str | Path) -> None:
+    """Keep what `_file_record` reads in the JSON file `path` too, so that the next process (the next
+    `snakemake` call, each job of a cluster run) parses only the files edited since. Entries are
+    keyed by file path, modification time and size; a missing or unreadable cache is rebuilt."""
+    _disk_cache["path"] = Path(path)
+    try:
+        stored = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        stored = {}
+    if isinstance(stored, dict) and stored.get("format") == CACHE_FORMAT:
+        for file, record in stored["files"].items():
+            _records.setdefault(file, record)
+    atexit.register(_save_disk_cache)
+
+
+def _save_disk_cache() -> None:
+    """Write the cache if something new was read: to a temporary file renamed into place, so that
+    processes saving at once never leave a half-written file."""
+    path = _disk_cache["path"]
+    if path is None or not _disk_cache["changed"]:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as handle:
+            json.dump({"format": CACHE_FORMAT, "files": _records}, handle)
+        os.replace(handle.name, path)
+        _disk_cache["changed"] = False
+    except OSError:
+        pass  # a cache that cannot be written only costs the next process a parse
+
+
+def _file_record(path: Path) -> dict:
+    """A file's import records outside `if TYPE_CHECKING:` blocks and whether it imports torch, read
+    once per version of the file (a Snakefile asks for each many times)."""
+    status = path.stat()
+    version = [status.st_mtime_ns, status.st_size]
+    record = _records.get(str(path))
+    if record is None or record["version"] != version:
+        imports, torch = _import_records(path.read_text())
+        record = _records[str(path)] = {"version": version, "imports": imports, "torch": torch}
+        _disk_cache["changed"] = True
+    return record
+
+
+def _import_records(source: str) -> tuple[list[ImportRecord], bool]:
+    """The import statements of `source` outside `if TYPE_CHECKING:` blocks, as (level, module,
+    names), and whether any statement, those blocks included, imports torch. Imports are statements,
+    so only statement bodies are searched, not expressions: several times faster than walking every node."""
+    records: list[ImportRecord] = []
     imports_torch = False
-    pending: list[tuple[ast.stmt, bool]] = [(node, False) for node in ast.parse(Path(path).read_text()).body]
+    pending: list[tuple[ast.stmt, bool]] = [(node, False) for node in ast.parse(source).body]
     while pending:
         node, type_checking = pending.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            imports_torch = imports_torch or _imports_module(node, "torch")
+            record = ((-1, "", tuple(alias.name for alias in node.names)) if isinstance(node, ast.Import)
+                      else (node.level, node.module or "", tuple(alias.name for alias in node.names)))
+            imports_torch = imports_torch or _imports_module(record, "torch")
             if not type_checking:
-                statements.append(node)
+                records.append(record)
             continue
         type_checking = type_checking or _is_type_checking_block(node)
         for child in _child_statements(node):
             pending.append((child, type_checking))
-    return tuple(statements), imports_torch
+    return records, imports_torch
 
 
 def _child_statements(node: ast.stmt) -> list[ast.stmt]:
@@ -72,31 +123,29 @@ def _child_statements(node: ast.stmt) -> list[ast.stmt]:
     return children
 
 
-@lru_cache(maxsize=None)
-def _file_imports_version(path: str, modified_ns: int, package: str | None) -> frozenset[str]:
-    return frozenset(_imported_names(_import_statements(path, modified_ns)[0], package))
+def _file_imports(path: Path, package: str | None) -> frozenset[str]:
+    """The package modules a file imports; `package` resolves its relative imports."""
+    return frozenset(_imported_names(_file_record(path)["imports"], package))
 
 
 def _is_type_checking_block(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
 
 
-def _imported_names(statements: Iterable[ast.stmt], package: str | None) -> set[str]:
-    """Dotted names of the package's modules that these import statements import; `package` resolves relative imports."""
+def _imported_names(records: Iterable[ImportRecord], package: str | None) -> set[str]:
+    """Dotted names of the package's modules that these import records import; `package` resolves relative imports."""
     names: set[str] = set()
-    for node in statements:
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names if alias.name.split(".")[0] == PACKAGE}
-        else:
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1] if package else []
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
-            if module.split(".")[0] != PACKAGE:
-                continue
-            names.add(module)
-            names |= {f"{module}.{alias.name}" for alias in node.names if _module_file(f"{module}.{alias.name}")}
+    for level, module, imported in records:
+        if level < 0:
+            names |= {name for name in imported if name.split(".")[0] == PACKAGE}
+            continue
+        if level:
+            base = package.split(".")[: len(package.split(".")) - level + 1] if package else []
+            module = ".".join(base + ([module] if module else []))
+        if module.split(".")[0] != PACKAGE:
+            continue
+        names.add(module)
+        names |= {f"{module}.{name}" for name in imported if _module_file(f"{module}.{name}")}
     return names
 
 
@@ -129,17 +178,18 @@ def script_dependencies(script: str | Path) -> list[str]:
     return sorted(str(path) for path in files)
 
 
-def _imports_module(node: ast.Import | ast.ImportFrom, module: str) -> bool:
-    if isinstance(node, ast.Import):
-        return any(alias.name.split(".")[0] == module for alias in node.names)
-    return node.level == 0 and (node.module or "").split(".")[0] == module
+def _imports_module(record: ImportRecord, module: str) -> bool:
+    level, imported_from, names = record
+    if level < 0:
+        return any(name.split(".")[0] == module for name in names)
+    return level == 0 and imported_from.split(".")[0] == module
 
 
 def imports_torch(script: str | Path) -> bool:
     """Whether a rule script, or a package module it uses, imports torch anywhere (even inside a
     function): such a job's memory estimate includes torch's footprint (icdenoise.resources)."""
     files = [Path(script), *map(Path, script_dependencies(script))]
-    return any(_import_statements(str(path), path.stat().st_mtime_ns)[1] for path in files)
+    return any(_file_record(path)["torch"] for path in files)
 
 
 def rule_scripts(workflow_root: str | Path) -> dict[str, Path]:

@@ -1,5 +1,7 @@
 """The provenance chain command and the static map from rule scripts to package files."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -58,6 +60,32 @@ def test_imports_inside_functions_and_handlers_count_and_type_checking_ones_do_n
     without_torch = tmp_path / "other_rule_script.py"
     without_torch.write_text("from icdenoise import seeding\n")
     assert not imports_torch(without_torch)
+
+
+DEPENDENCIES_IN_A_FRESH_PROCESS = """
+import ast, sys
+from icdenoise import codedeps
+if sys.argv[3] == "without-parser":
+    ast.parse = None  # any file read again from source fails
+codedeps.use_disk_cache(sys.argv[2])
+print(sorted(path.split("src/icdenoise/")[1] for path in codedeps.script_dependencies(sys.argv[1])))
+"""
+
+
+def test_the_import_cache_on_disk_spares_the_next_process_parsing_and_notices_an_edit(tmp_path):
+    script, cache = tmp_path / "rule_script.py", tmp_path / "cache" / "imports.json"
+    script.write_text("from icdenoise import seeding\n")
+
+    def dependencies(parser: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", DEPENDENCIES_IN_A_FRESH_PROCESS, str(script), str(cache), parser],
+                              capture_output=True, text=True)
+
+    first = dependencies("with-parser")
+    assert first.returncode == 0 and "seeding.py" in first.stdout and cache.is_file()
+    assert dependencies("without-parser").stdout == first.stdout  # everything came from the cache
+    script.write_text("from icdenoise import seeding, tasks\n")  # an edit: another size, so another version
+    assert dependencies("without-parser").returncode != 0
+    assert "tasks.py" in dependencies("with-parser").stdout
 
 
 def test_the_chain_reaches_the_dataset_parameters_and_flags_a_changed_input(tmp_path, monkeypatch):

@@ -8,9 +8,11 @@ from pathlib import Path
 from snakemake.logging import logger
 
 from icdenoise.cluster import placement
-from icdenoise.codedeps import imports_torch, script_dependencies
+from icdenoise.codedeps import imports_torch, script_dependencies, use_disk_cache
 from icdenoise.config import ConfigError, all_runs, built_config_problems, config_sources, load_schema, validate_config
 from icdenoise.resources import job_estimate, machine_cores, machine_memory_mb
+
+use_disk_cache(Path(".snakemake") / "icdenoise" / "imports.json")  # the next call parses only the modules edited since
 
 validate_config(
     config,
