@@ -68,14 +68,17 @@ def _save_disk_cache() -> None:
     path = _disk_cache["path"]
     if path is None or not _disk_cache["changed"]:
         return
+    written = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as handle:
+            written = Path(handle.name)
             json.dump({"format": CACHE_FORMAT, "files": _records}, handle)
-        os.replace(handle.name, path)
+        os.replace(written, path)
         _disk_cache["changed"] = False
-    except OSError:
-        pass  # a cache that cannot be written only costs the next process a parse
+    except OSError:  # a cache that cannot be written only costs the next process a parse
+        if written is not None:
+            written.unlink(missing_ok=True)
 
 
 def _file_record(path: Path) -> dict:
