@@ -2,7 +2,7 @@
 """Collect a run's `benchmark:` files into the calibration table of icdenoise.resources, and print
 each job's measured peak memory and wall time against its raw estimate.
 
-    snakemake --cores 2 all                       # the paper config, from an empty results/
+    ICDENOISE_WARMSTART=0 snakemake --cores 2 all  # the paper config, from an empty results/, each job in its own process
     python scripts/calibrate_resources.py . --write tests/data/paper_benchmarks.tsv
 
 A ratio measured/estimate above 1 means the estimate does not cover the job: raise the coefficient

@@ -41,7 +41,7 @@ def _with_parents(name: str) -> list[str]:
     return [".".join(parts[: index + 1]) for index in range(len(parts))]
 
 
-CACHE_FORMAT = 1  # bump when the stored records change shape
+CACHE_FORMAT = 2  # bump when the stored records change shape or order
 ImportRecord = tuple[int, str, tuple[str, ...]]  # (level, module, names): `from ..module import names`; level −1 for `import names`
 _records: dict[str, dict] = {}  # path → {"version": [mtime_ns, size], "imports": [ImportRecord...], "torch": bool}
 _disk_cache: dict = {"path": None, "changed": False}
@@ -100,7 +100,7 @@ def _import_records(source: str) -> tuple[list[ImportRecord], bool]:
     so only statement bodies are searched, not expressions: several times faster than walking every node."""
     records: list[ImportRecord] = []
     imports_torch = False
-    pending: list[tuple[ast.stmt, bool]] = [(node, False) for node in ast.parse(source).body]
+    pending: list[tuple[ast.stmt, bool]] = [(node, False) for node in reversed(ast.parse(source).body)]  # popped in source order
     while pending:
         node, type_checking = pending.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -111,7 +111,7 @@ def _import_records(source: str) -> tuple[list[ImportRecord], bool]:
                 records.append(record)
             continue
         type_checking = type_checking or _is_type_checking_block(node)
-        for child in _child_statements(node):
+        for child in reversed(_child_statements(node)):
             pending.append((child, type_checking))
     return records, imports_torch
 
@@ -179,6 +179,28 @@ def script_dependencies(script: str | Path) -> list[str]:
     for name in _file_imports(Path(script), None):
         files |= _closure(name)
     return sorted(str(path) for path in files)
+
+
+def imported_modules(script: str | Path) -> list[str]:
+    """Every module a script imports by absolute name, package or not (`import a.b` → a.b,
+    `from a.b import c` → a.b), each once."""
+    modules: dict[str, None] = {}
+    for level, module, names in _file_record(Path(script))["imports"]:
+        if level <= 0:
+            modules.update(dict.fromkeys(names if level < 0 else [module]))
+    return list(modules)
+
+
+def import_groups(scripts: Iterable[str | Path], exclude: Iterable[str] = ()) -> list[list[str]]:
+    """The modules that `scripts` import (`imported_modules`), in groups, one per script in the order
+    given, each module in the first group that imports it, and neither `exclude` nor empty groups."""
+    groups, seen = [], set(exclude)
+    for script in scripts:
+        group = [module for module in imported_modules(script) if module not in seen]
+        seen.update(group)
+        if group:
+            groups.append(group)
+    return groups
 
 
 def _imports_module(record: ImportRecord, module: str) -> bool:

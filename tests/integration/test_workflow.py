@@ -1,6 +1,7 @@
 """The real `snakemake` command on a temporary copy of the workflow with the smoke config."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 import yaml
 
 from icdenoise.artifacts import read_metadata
+from icdenoise.codedeps import rule_scripts
 from pins import PINS, key_outputs
 from runner import SNAKEMAKE, copy_workflow, most_jobs_at_once, planned_outputs, planned_priorities, snakemake
 
@@ -37,6 +39,19 @@ def test_smoke_outputs_equal_their_pins(smoke_run):
     for key, value in pinned.items():
         tolerance = 1e-9 if key.startswith("bayes/") else 1e-5
         assert measured[key] == pytest.approx(value, rel=tolerance, abs=1e-12), key
+
+
+def test_every_job_of_the_local_run_ran_in_a_warm_copy_and_ended_cleanly(smoke_run, repo):
+    """The smoke config's jobs all have one thread, so each is handed over (icdenoise.warmstart): the
+    pinned outputs above were computed in the copies."""
+    log = (smoke_run / "warmstart.log").read_text()
+    started = re.findall(r"^\S+ (\S+\.py): runs in copy (\d+)$", log, flags=re.M)
+    ended = dict(re.findall(r"^\S+ copy (\d+) ended with status (-?\d+) ", log, flags=re.M))
+    scripts = rule_scripts(repo)
+    jobs = [name for name in re.findall(r"^(?:local)?rule (\w+):$", (smoke_run / "snakemake.stderr").read_text(), flags=re.M)
+            if name in scripts]
+    assert sorted(label for label, _ in started) == sorted(scripts[name].name for name in jobs)
+    assert all(ended[copy] == "0" for _, copy in started)
 
 
 def test_leaderboard_scores_every_case_with_every_denoiser_that_applies(smoke_run):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from icdenoise import artifacts
-from icdenoise.codedeps import imports_torch, script_dependencies
+from icdenoise.codedeps import import_groups, imports_torch, script_dependencies
 from icdenoise.provenance import chain
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
@@ -102,3 +102,17 @@ def test_the_chain_reaches_the_dataset_parameters_and_flags_a_changed_input(tmp_
     assert any("case.corruption.sigma_z_sq = 0.1" in line for line in lines)
     artifacts.write_parquet(pd.DataFrame({"x": [3.0]}), dataset, {"rule": "sample_prompts", "wildcards": {}, "params": {}})
     assert any("CHANGED since" in line for line in chain(table))
+
+
+def test_import_groups_follow_the_scripts_in_order_each_module_once(tmp_path):
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text("from icdenoise.warmstart import hand_over\nhand_over()\nimport pandas as pd\nfrom icdenoise.cases import make_case\n")
+    second.write_text("import torch\nimport pandas\nfrom icdenoise.cases import Case\n")
+    assert import_groups([first, second], exclude=["icdenoise.warmstart"]) == [["pandas", "icdenoise.cases"], ["torch"]]
+    assert import_groups([second, second]) == [["torch", "pandas", "icdenoise.cases"]]
+
+
+def test_no_job_depends_on_the_import_scanner():
+    """codedeps runs in Snakemake's process only: editing it must not re-run any job."""
+    for script in SCRIPTS.rglob("*.py"):
+        assert not any(path.endswith("codedeps.py") for path in script_dependencies(script)), script

@@ -7,12 +7,14 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
+from icdenoise import warmstart
 from icdenoise.cluster import placement
-from icdenoise.codedeps import imports_torch, script_dependencies, use_disk_cache
+from icdenoise.codedeps import import_groups, imports_torch, rule_scripts, script_dependencies, use_disk_cache
 from icdenoise.config import ConfigError, all_runs, built_config_problems, config_sources, load_schema, validate_config
 from icdenoise.resources import job_estimate, machine_cores, machine_memory_mb
 
-use_disk_cache(Path(".snakemake") / "icdenoise" / "imports.json")  # the next call parses only the modules edited since
+STATE_DIR = Path(".snakemake") / "icdenoise"  # this package's state between runs: import cache, warm-start log
+use_disk_cache(STATE_DIR / "imports.json")  # the next call parses only the modules edited since
 
 validate_config(
     config,
@@ -30,6 +32,25 @@ if workflow.local_exec and (workflow._cores or 0) > MACHINE_CORES:
         f"running jobs whose threads add up to at most {MACHINE_CORES} at a time"
     )
     workflow.register_resource("_cores", MACHINE_CORES)
+
+
+
+onstart:
+    # A local run's jobs continue in a process that has already imported their libraries (icdenoise.warmstart).
+    if workflow.is_main_process and workflow.local_exec and not workflow.touch and warmstart.enabled():
+        log = STATE_DIR / "warmstart.log"
+        if warmstart.start_server(import_groups(scripts_in_start_order(), exclude=[warmstart.__name__]), log) is None:
+            logger.warning(f"the warm start did not begin (see {log}): each job imports its own modules")
+
+
+def scripts_in_start_order():
+    """The scripts of the jobs to run, in about the order they start: by priority (datasets first,
+    then the longest compute jobs), then by the DAG's levels."""
+    scripts = rule_scripts(workflow.basedir)
+    levels = workflow.dag.toposorted(set(workflow.dag.needrun_jobs()))
+    jobs = sorted((-job.priority, depth, job.rule.name) for depth, level in enumerate(levels) for job in level)
+    return [scripts[name] for name in dict.fromkeys(name for *_, name in jobs) if name in scripts]
+
 
 CONFIG_SOURCES = config_sources(  # named by the ledgers and the report, in merge order
     ["config/config.yaml", *workflow.overwrite_configfiles], config, Path.cwd()

@@ -1,5 +1,9 @@
 """Rule evaluate_bayes: score every closed form of one case on fresh prompts."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.evaluation import evaluate_closed_forms
 from icdenoise.joblog import configure_job_logging

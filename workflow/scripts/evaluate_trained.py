@@ -1,5 +1,9 @@
 """Rule evaluate_trained: score every model trained on one case at one L, per seed, on fresh prompts."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.models import load_trained

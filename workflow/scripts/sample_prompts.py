@@ -1,5 +1,9 @@
 """Rule sample_prompts: draw one case's dataset at one context length."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import job_params
 from icdenoise.cases import make_case
 from icdenoise.datasets import write_dataset

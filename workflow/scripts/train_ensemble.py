@@ -1,5 +1,9 @@
 """Rule train_ensemble: train every seed of one configured model on one case's dataset."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 import torch
 
 from icdenoise.artifacts import write_job_parquet

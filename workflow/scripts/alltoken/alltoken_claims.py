@@ -1,5 +1,9 @@
 """Rule alltoken_claims: the explainer's claims ledger as Parquet and Markdown."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet, write_text
 from icdenoise.claims import ledger, markdown
 from icdenoise.joblog import configure_job_logging

@@ -1,5 +1,9 @@
 """Rule alltoken_gaussian."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import use_threads

@@ -1,5 +1,9 @@
 """Rule alltoken_leaderboard_scores: the empirical-Bayes estimators on the leaderboard's fresh prompts."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.empirical_bayes import empirical_bayes_denoisers
 from icdenoise.joblog import configure_job_logging

@@ -1,5 +1,9 @@
 """Rule alltoken_learned_depth."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 import pandas as pd
 
 from icdenoise.artifacts import write_job_parquet

@@ -1,5 +1,9 @@
 """Rule alltoken_plot: one figure of the all-token study, from its tables (keyed by file name)."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from pathlib import Path
 
 import pandas as pd

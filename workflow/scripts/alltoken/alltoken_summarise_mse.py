@@ -1,5 +1,9 @@
 """Rule alltoken_summarise_mse."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.alltoken.mse import summarise

@@ -1,5 +1,9 @@
 """Rule memory_capacity_fit: every capacity and accuracy curve in one table each, and the fitted exponents."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 import pandas as pd
 
 from icdenoise.artifacts import read_frames, write_job_parquet

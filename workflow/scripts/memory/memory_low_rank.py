@@ -1,5 +1,9 @@
 """Rule memory_low_rank: the bisected capacity of the low-rank memory W₁ᵀW₂ per d, m and seed."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import use_threads

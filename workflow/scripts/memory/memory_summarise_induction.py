@@ -1,5 +1,9 @@
 """Rule memory_summarise_induction: every induction-head run's curves in one table, and the learning order."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.memory.induction import learning_order

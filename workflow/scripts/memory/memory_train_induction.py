@@ -1,5 +1,9 @@
 """Rule memory_train_induction: one attention-only model on the bigram task with triggers."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import resolve_device, use_threads

@@ -1,5 +1,9 @@
 """Rule memory_zipf: the exact test error of the finite memories under Zipf(α) tokens, for one α."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import use_threads

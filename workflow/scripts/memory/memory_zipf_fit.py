@@ -1,5 +1,9 @@
 """Rule memory_zipf_fit: the Zipf errors in one table and their fitted exponents against the slides' rates."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.memory.zipf import fit_table

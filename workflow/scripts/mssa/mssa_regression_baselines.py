@@ -1,5 +1,9 @@
 """Rule mssa_regression_baselines: least squares, ridge and Lasso on the test prompts of one task."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import use_threads

@@ -1,5 +1,9 @@
 """Rule mssa_snr: Fig. 4's table, SNR per layer of unrolled MSSA with the theory line."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import use_threads

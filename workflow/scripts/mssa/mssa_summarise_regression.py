@@ -1,5 +1,9 @@
 """Rule mssa_summarise_regression: Fig. 6's error table (models and baselines) and the training curves."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.joblog import configure_job_logging
 

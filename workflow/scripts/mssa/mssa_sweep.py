@@ -1,5 +1,9 @@
 """Rule mssa_sweep: the regime sweep (η, p, δ one at a time) and each point's departure from Theorem 3.1's rate."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import use_threads

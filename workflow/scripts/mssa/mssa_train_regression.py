@@ -1,5 +1,9 @@
 """Rule mssa_train_regression: one in-context model, one task, one seed; its training curve and test errors."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.runtime import resolve_device, use_threads

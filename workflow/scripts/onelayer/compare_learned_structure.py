@@ -1,5 +1,9 @@
 """Rule compare_learned_structure: learned against optimal structure (eq. A.12), Figure 8."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.cases import make_case
 from icdenoise.joblog import configure_job_logging

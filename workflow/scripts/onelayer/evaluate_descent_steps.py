@@ -1,5 +1,9 @@
 """Rule evaluate_descent_steps: MSE after k steps of eq. 17 (Sec. 4)."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.onelayer.descent import step_count_table

@@ -1,5 +1,9 @@
 """Rule evaluate_example_prompts: one n = 3 test prompt per case with the Bayes and trained estimates."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 import pandas as pd
 
 from icdenoise.artifacts import write_job_parquet

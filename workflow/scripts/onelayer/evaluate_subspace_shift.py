@@ -1,5 +1,9 @@
 """Rule evaluate_subspace_shift: Figure 4(b), the trained model on shifted subspace dimensions."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 import pandas as pd
 
 from icdenoise.artifacts import write_job_parquet

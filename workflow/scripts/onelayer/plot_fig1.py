@@ -1,5 +1,9 @@
 """Rule plot_fig1."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 import pandas as pd
 
 from icdenoise.joblog import configure_job_logging

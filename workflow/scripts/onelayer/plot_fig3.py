@@ -1,5 +1,9 @@
 """Rule plot_fig3: figures/fig3.pdf from Parquet tables only."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 import pandas as pd
 
 from icdenoise.artifacts import read_frames

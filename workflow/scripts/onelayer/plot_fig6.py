@@ -1,5 +1,9 @@
 """Rule plot_fig6."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames
 from icdenoise.joblog import configure_job_logging
 from icdenoise.plotting import save_figure

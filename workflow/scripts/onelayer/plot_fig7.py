@@ -1,5 +1,9 @@
 """Rule plot_fig7: Figure 7 from the Figure 3 training runs (no retraining)."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 import pandas as pd
 
 from icdenoise.artifacts import read_frames

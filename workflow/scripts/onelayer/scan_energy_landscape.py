@@ -1,5 +1,9 @@
 """Rule scan_energy_landscape: the eq. 16 energy on a grid and the eq. 17 descent paths of one circle context."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.onelayer.descent import landscape_tables

@@ -1,5 +1,9 @@
 """Rule scan_loss_landscape: the Figure 6 grid of one case."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.datasets import read_dataset
 from icdenoise.joblog import configure_job_logging

@@ -1,5 +1,9 @@
 """Rule summarise_context_sweep: the Figure 4(a) context-length sweep reduced to three tables."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.datasets import read_dataset
 from icdenoise.joblog import configure_job_logging

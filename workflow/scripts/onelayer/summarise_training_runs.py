@@ -1,5 +1,9 @@
 """Rule summarise_training_runs: figures/fig3.parquet from the training and closed-form tables."""
 
+from icdenoise.warmstart import hand_over
+
+hand_over()
+
 from icdenoise.artifacts import read_frames, write_job_parquet
 from icdenoise.joblog import configure_job_logging
 from icdenoise.studies.onelayer.training_summary import summary_table

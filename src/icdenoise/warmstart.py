@@ -1,0 +1,264 @@
+"""Warm start: the jobs of a local run continue in a process that has already imported their libraries.
+
+Every job of a Snakemake run is a new Python process, and a training job spends 1.5–3 s importing
+torch, pandas and this package before its first step: about a third of the CPU time of
+`figures/fig3.pdf`. For a local run on Linux, the workflow's `onstart` starts one server per run
+(`start_server`) that imports the modules the run's scripts import, in the order its jobs start
+(`codedeps.import_groups`).
+A rule script calls `hand_over()` before its own imports. The job process then sends the server
+its script, working directory, environment and standard streams, and the server forks a copy of
+itself that runs the script with them. That copy has the preloaded modules and nothing else of the
+server's state. The job process waits and exits with the copy's exit status. A copy whose job
+process goes away (Snakemake cancelling the job, Ctrl-C) stops too.
+
+A job runs the ordinary way, importing what it needs itself, whenever the server cannot run it
+exactly as a fresh process would:
+- there is no server: `ICDENOISE_WARMSTART=0`, a cluster or dry run, not Linux, or it has stopped;
+- the job's interpreter or module search path differs from the server's (a conda or container job);
+- the job's thread variables differ from the server's (OpenBLAS and OpenMP read them when they are
+  loaded): the server has Snakemake's values for a one-thread job, so a multi-thread job runs the
+  ordinary way.
+
+The numbers are the same either way: a job imports the same files and runs the same code with the
+same thread counts. Snakemake's benchmark files still time each job's wall clock, but their CPU and
+memory columns then count only the waiting process; `ICDENOISE_WARMSTART=0` measures jobs whole.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import os
+import runpy
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+SWITCH_VARIABLE = "ICDENOISE_WARMSTART"  # 0 turns the warm start off
+SOCKET_VARIABLE = "ICDENOISE_WARMSTART_SOCKET"  # set by start_server for the run's jobs
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")  # as Snakemake sets them for a job
+SERVER_THREADS = "1"
+MESSAGE_BYTES = 1 << 20  # a request carries the job's environment
+
+def enabled(environment=os.environ) -> bool:
+    """Whether a local run should start a server: on Linux, unless ICDENOISE_WARMSTART is 0."""
+    return sys.platform.startswith("linux") and environment.get(SWITCH_VARIABLE, "1") != "0"
+
+
+class Server:
+    """A running server: its process and socket. `stop` ends it; it also ends when the Snakemake
+    process that started it does (its standard input, a pipe from that process, closes)."""
+
+    def __init__(self, process: subprocess.Popen, directory: Path):
+        self.process, self.directory = process, directory
+
+    @property
+    def socket_path(self) -> Path:
+        return self.directory / "server.sock"
+
+    def stop(self) -> None:
+        os.environ.pop(SOCKET_VARIABLE, None)
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def start_server(groups: list[list[str]], log_path: str | Path, timeout: float = 10.0) -> Server | None:
+    """Start a server that imports the `groups` of modules in this order (see `serve`), and point
+    this process's future subprocesses (the run's jobs) to it once it listens. Its log is `log_path`.
+    None, and no server, if it does not listen within `timeout` seconds."""
+    directory = Path(tempfile.mkdtemp(prefix="icdenoise-warmstart-"))  # mode 0700: only this user's jobs connect
+    environment = {**os.environ, **{name: SERVER_THREADS for name in THREAD_VARIABLES}}
+    environment.pop(SOCKET_VARIABLE, None)
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    command = "import sys; from icdenoise.warmstart import serve; serve(sys.argv[1], [group.split(',') for group in sys.argv[2:]])"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen([sys.executable, "-c", command, str(directory / "server.sock"), *map(",".join, groups)],
+                                   stdin=subprocess.PIPE, stdout=log, stderr=log, env=environment)
+    server = Server(process, directory)
+    atexit.register(server.stop)
+    deadline = time.monotonic() + timeout
+    while not server.socket_path.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            server.stop()
+            return None
+        time.sleep(0.01)
+    os.environ[SOCKET_VARIABLE] = str(server.socket_path)
+    return server
+
+
+def hand_over() -> None:
+    """Run the rest of this job in the warm server's copy and exit with its status; return at once
+    (the job goes on here) if there is no server or it cannot run this job exactly."""
+    path = os.environ.get(SOCKET_VARIABLE)  # a server's copy runs the script without it
+    if not path:
+        return
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        connection.connect(path)
+        label = Path(getattr(sys.modules["__main__"], "__file__", sys.argv[0])).name  # Snakemake names the rule's script
+        request = {"script": sys.argv[0], "label": label, "cwd": os.getcwd(), "environment": dict(os.environ),
+                   "path": sys.path, "executable": sys.executable}
+        socket.send_fds(connection, [json.dumps(request).encode()], [0, 1, 2])
+        reply = connection.recv(MESSAGE_BYTES)
+    except OSError:
+        connection.close()
+        return
+    if not reply or not json.loads(reply)["accepted"]:
+        connection.close()
+        return
+    status = connection.recv(MESSAGE_BYTES)  # waits until the job ends
+    if not status:
+        sys.exit("the warm-started copy of this job ended without an exit status (killed by a signal, "
+                 "e.g. for memory?); ICDENOISE_WARMSTART=0 runs jobs in their own processes")
+    sys.exit(json.loads(status)["exit"])
+
+
+def _log(message: str) -> None:
+    """A line of the server's log (its standard error)."""
+    print(time.strftime("%H:%M:%S"), message, file=sys.stderr, flush=True)
+
+
+def _incompatibility(request: dict, server_path: list[str]) -> str | None:
+    """Why this process cannot run the request as a fresh process would, or None."""
+    if request["executable"] != sys.executable:
+        return "another interpreter"
+    if request["path"][1 : len(server_path)] != server_path[1:]:  # [0] is each program's own directory
+        return "another module search path"
+    if any(request["environment"].get(name) != os.environ.get(name) for name in THREAD_VARIABLES):
+        return "other thread variables"
+    return None
+
+
+def _stop_when_client_leaves(connection: socket.socket) -> None:
+    """Interrupt the job (SIGTERM, which jobs turn into KeyboardInterrupt) once its job process is
+    gone: the connection then reads as closed. After the job has ended, SIGTERM is ignored."""
+    try:
+        connection.recv(1)
+    except OSError:
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _exit_code(stop: SystemExit) -> int:
+    """The status a fresh interpreter exits with after `sys.exit(code)` (a message is printed, then 1)."""
+    if stop.code is None or isinstance(stop.code, int):
+        return stop.code or 0
+    print(stop.code, file=sys.stderr)
+    return 1
+
+
+def _run_request(connection: socket.socket, server_path: list[str]) -> int:
+    """In a forked copy: take the job process's streams, directory and environment, run its script
+    and report its exit status, which is returned."""
+    message, descriptors, _, _ = socket.recv_fds(connection, MESSAGE_BYTES, 3)
+    request = json.loads(message)
+    reason = _incompatibility(request, server_path) if len(descriptors) == 3 else "no standard streams"
+    _log(f"{request['label']}: " + (f"runs in its own process ({reason})" if reason else f"runs in copy {os.getpid()}"))
+    if reason is not None:
+        connection.send(json.dumps({"accepted": False, "reason": reason}).encode())
+        return 0
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the server ignores it; a fresh process does not
+    for target, descriptor in enumerate(descriptors):
+        os.dup2(descriptor, target)
+        os.close(descriptor)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update({name: value for name, value in request["environment"].items() if name != SOCKET_VARIABLE})
+    sys.argv = [request["script"]]
+    sys.path[:] = [request["path"][0], *server_path[1:]]
+    connection.send(json.dumps({"accepted": True, "pid": os.getpid()}).encode())
+    threading.Thread(target=_stop_when_client_leaves, args=(connection,), daemon=True).start()
+    code = 1
+    try:
+        runpy.run_path(request["script"], run_name="__main__")
+        code = 0
+    except SystemExit as stop:
+        code = _exit_code(stop)
+    except BaseException:
+        traceback.print_exc()
+    atexit._run_exitfuncs()  # what a fresh interpreter runs at exit (logging.shutdown closes the job's log file)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the job is over: its process may now go
+    sys.stdout.flush()
+    sys.stderr.flush()
+    connection.send(json.dumps({"exit": code}).encode())
+    return code
+
+
+def serve(socket_path: str, groups: list[list[str]]) -> None:
+    """Listen on `socket_path`, import the `groups` of modules one after the other, and fork a copy
+    for each job that connects, from the end of the first group (the first jobs' own imports) on,
+    after each module, until standard input closes. A job that connects earlier waits. Ended copies
+    are waited for, so that their CPU time counts in the server's, and in Snakemake's once it waits for it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the jobs; the server ends when Snakemake does
+    server_path = list(sys.path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener.bind(f"{socket_path}.binding")
+    listener.listen(64)
+    os.rename(f"{socket_path}.binding", socket_path)  # the path appears listening: a job never finds it refusing
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    selector.register(sys.stdin, selectors.EVENT_READ)
+    copies: dict[int, float] = {}  # running copies: pid → start
+
+    def serve_waiting(timeout: float | None) -> bool:
+        """Fork a copy for each job waiting now (or within `timeout`); False once stdin has closed."""
+        for key, _ in selector.select(timeout):
+            if key.fileobj is sys.stdin:
+                if not os.read(sys.stdin.fileno(), 1024):
+                    return False
+                continue
+            connection, _ = listener.accept()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    selector.close()
+                    listener.close()
+                    code = _run_request(connection, server_path)
+                finally:
+                    os._exit(code)  # a copy never returns to the server's loop
+            copies[pid] = time.perf_counter()
+            connection.close()
+        while copies:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            _log(f"copy {pid} ended with status {os.waitstatus_to_exitcode(status)} after {time.perf_counter() - copies.pop(pid):.1f} s")
+        return True
+
+    try:
+        started = time.perf_counter()
+        for index, group in enumerate(groups):
+            for module in group:
+                try:
+                    importlib.import_module(module)
+                except Exception:  # the job that imports it will raise it
+                    traceback.print_exc()
+                if index and not serve_waiting(0):  # after the first group, a job waits for one module at most
+                    return
+            _log(f"imported {', '.join(group)} ({time.perf_counter() - started:.1f} s)")
+            if not serve_waiting(0):
+                return
+        while serve_waiting(0.2 if copies else None):  # while copies run, look for ended ones 5 times a second
+            pass
+    finally:
+        listener.close()
+        Path(socket_path).unlink(missing_ok=True)
