@@ -2,9 +2,11 @@
 
 Every job of a Snakemake run is a new Python process, and a training job spends 1.5–3 s importing
 torch, pandas and this package before its first step: about a third of the CPU time of
-`figures/fig3.pdf`. For a local run on Linux, the workflow's `onstart` starts one server per run
-(`start_server`) that imports the modules the run's scripts import, in the order its jobs start
-(`codedeps.import_groups`).
+`figures/fig3.pdf`. On Linux, the workflow starts one server per `snakemake` call while it reads
+the Snakefile (`start_server`), so that it imports the shared stages' modules while Snakemake builds
+the DAG. At `onstart`, a local run adds the modules of its jobs' scripts in the order the jobs start
+(`Server.preload`, `codedeps.import_groups`) and points its jobs to the server (`Server.announce`);
+any other call (a cluster run, a dry run, `--touch`, `--dag`) stops it or never uses it.
 A rule script calls `hand_over()` before its own imports. The job process then sends the server
 its script, working directory, environment and standard streams, and the server forks a copy of
 itself that runs the script with them. That copy has the preloaded modules and nothing else of the
@@ -13,7 +15,7 @@ process goes away (Snakemake cancelling the job, Ctrl-C) stops too.
 
 A job runs the ordinary way, importing what it needs itself, whenever the server cannot run it
 exactly as a fresh process would:
-- there is no server: `ICDENOISE_WARMSTART=0`, a cluster or dry run, not Linux, or it has stopped;
+- there is no server: `ICDENOISE_WARMSTART=0`, not Linux, a cluster job, or it has stopped;
 - the job's interpreter or module search path differs from the server's (a conda or container job);
 - the job's thread variables differ from the server's (OpenBLAS and OpenMP read them when they are
   loaded): the server has Snakemake's values for a one-thread job, so a multi-thread job runs the
@@ -44,7 +46,7 @@ import traceback
 from pathlib import Path
 
 SWITCH_VARIABLE = "ICDENOISE_WARMSTART"  # 0 turns the warm start off
-SOCKET_VARIABLE = "ICDENOISE_WARMSTART_SOCKET"  # set by start_server for the run's jobs
+SOCKET_VARIABLE = "ICDENOISE_WARMSTART_SOCKET"  # set by Server.announce for the run's jobs
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")  # as Snakemake sets them for a job
 SERVER_THREADS = "1"
@@ -56,15 +58,32 @@ def enabled(environment=os.environ) -> bool:
 
 
 class Server:
-    """A running server: its process and socket. `stop` ends it; it also ends when the Snakemake
+    """A running server: its process, socket and log. `stop` ends it; it also ends when the Snakemake
     process that started it does (its standard input, a pipe from that process, closes)."""
 
-    def __init__(self, process: subprocess.Popen, directory: Path):
-        self.process, self.directory = process, directory
+    def __init__(self, process: subprocess.Popen, directory: Path, log_path: Path):
+        self.process, self.directory, self.log_path = process, directory, log_path
 
     @property
     def socket_path(self) -> Path:
         return self.directory / "server.sock"
+
+    def preload(self, groups: list[list[str]]) -> None:
+        """Import these groups of modules too, after those given so far (those already imported are skipped)."""
+        self.process.stdin.write((json.dumps(groups) + "\n").encode())
+        self.process.stdin.flush()
+
+    def announce(self, timeout: float = 10.0) -> bool:
+        """Once the server listens, point this process's future subprocesses (the run's jobs) to it.
+        False, and the server stopped, if it does not listen within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while not self.socket_path.exists():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                return False
+            time.sleep(0.01)
+        os.environ[SOCKET_VARIABLE] = str(self.socket_path)
+        return True
 
     def stop(self) -> None:
         os.environ.pop(SOCKET_VARIABLE, None)
@@ -78,27 +97,19 @@ class Server:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def start_server(groups: list[list[str]], log_path: str | Path, timeout: float = 10.0) -> Server | None:
-    """Start a server that imports the `groups` of modules in this order (see `serve`), and point
-    this process's future subprocesses (the run's jobs) to it once it listens. Its log is `log_path`.
-    None, and no server, if it does not listen within `timeout` seconds."""
+def start_server(groups: list[list[str]], log_path: str | Path) -> Server:
+    """Start a server that imports the `groups` of modules in this order (see `serve`). It returns
+    at once: jobs use the server once `announce` has found it listening. The server's log is `log_path`."""
     directory = Path(tempfile.mkdtemp(prefix="icdenoise-warmstart-"))  # mode 0700: only this user's jobs connect
     environment = {**os.environ, **{name: SERVER_THREADS for name in THREAD_VARIABLES}}
     environment.pop(SOCKET_VARIABLE, None)
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-    command = "import sys; from icdenoise.warmstart import serve; serve(sys.argv[1], [group.split(',') for group in sys.argv[2:]])"
+    command = "import json, sys; from icdenoise.warmstart import serve; serve(sys.argv[1], json.loads(sys.argv[2]))"
     with open(log_path, "w") as log:
-        process = subprocess.Popen([sys.executable, "-c", command, str(directory / "server.sock"), *map(",".join, groups)],
+        process = subprocess.Popen([sys.executable, "-c", command, str(directory / "server.sock"), json.dumps(groups)],
                                    stdin=subprocess.PIPE, stdout=log, stderr=log, env=environment)
-    server = Server(process, directory)
+    server = Server(process, directory, Path(log_path))
     atexit.register(server.stop)
-    deadline = time.monotonic() + timeout
-    while not server.socket_path.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            server.stop()
-            return None
-        time.sleep(0.01)
-    os.environ[SOCKET_VARIABLE] = str(server.socket_path)
     return server
 
 
@@ -201,10 +212,11 @@ def _run_request(connection: socket.socket, server_path: list[str]) -> int:
 
 
 def serve(socket_path: str, groups: list[list[str]]) -> None:
-    """Listen on `socket_path`, import the `groups` of modules one after the other, and fork a copy
-    for each job that connects, from the end of the first group (the first jobs' own imports) on,
-    after each module, until standard input closes. A job that connects earlier waits. Ended copies
-    are waited for, so that their CPU time counts in the server's, and in Snakemake's once it waits for it."""
+    """Listen on `socket_path`, import the `groups` of modules one after the other, then those that
+    arrive on standard input (a JSON list of groups per line), and fork a copy for each job that
+    connects: from the end of the first group (the first jobs' own imports) on, after each module. A
+    job that connects earlier waits. The server ends when standard input closes. Ended copies are
+    waited for, so that their CPU time counts in the server's, and in Snakemake's once it waits for it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the jobs; the server ends when Snakemake does
     server_path = list(sys.path)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -215,13 +227,22 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
     selector.register(listener, selectors.EVENT_READ)
     selector.register(sys.stdin, selectors.EVENT_READ)
     copies: dict[int, float] = {}  # running copies: pid → start
+    pending = [(index == 0, module) for index, group in enumerate(groups) for module in group]  # (in the first group, name)
+    received = bytearray()
 
     def serve_waiting(timeout: float | None) -> bool:
-        """Fork a copy for each job waiting now (or within `timeout`); False once stdin has closed."""
+        """Fork a copy for each job waiting now (or within `timeout`) and queue the groups received;
+        False once stdin has closed."""
         for key, _ in selector.select(timeout):
             if key.fileobj is sys.stdin:
-                if not os.read(sys.stdin.fileno(), 1024):
+                data = os.read(sys.stdin.fileno(), 1 << 16)
+                if not data:
                     return False
+                received.extend(data)
+                while b"\n" in received:
+                    line, _, rest = bytes(received).partition(b"\n")
+                    received[:] = rest
+                    pending.extend((False, module) for group in json.loads(line) for module in group)
                 continue
             connection, _ = listener.accept()
             sys.stdout.flush()
@@ -246,19 +267,19 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
 
     try:
         started = time.perf_counter()
-        for index, group in enumerate(groups):
-            for module in group:
-                try:
-                    importlib.import_module(module)
-                except Exception:  # the job that imports it will raise it
-                    traceback.print_exc()
-                if index and not serve_waiting(0):  # after the first group, a job waits for one module at most
-                    return
-            _log(f"imported {', '.join(group)} ({time.perf_counter() - started:.1f} s)")
-            if not serve_waiting(0):
+        while True:
+            if pending:
+                first_group, module = pending.pop(0)
+                if module not in sys.modules:
+                    try:
+                        importlib.import_module(module)
+                    except Exception:  # the job that imports it will raise it
+                        traceback.print_exc()
+                    _log(f"imported {module} ({time.perf_counter() - started:.1f} s)")
+                if first_group and any(first for first, _ in pending):
+                    continue  # the first group is imported before any job is served
+            if not serve_waiting(0 if pending else 0.2 if copies else None):  # ended copies are looked for 5 times a second
                 return
-        while serve_waiting(0.2 if copies else None):  # while copies run, look for ended ones 5 times a second
-            pass
     finally:
         listener.close()
         Path(socket_path).unlink(missing_ok=True)

@@ -43,6 +43,7 @@ def server(tmp_path, monkeypatch):
     monkeypatch.delenv(warmstart.SOCKET_VARIABLE, raising=False)
     log = tmp_path / "warmstart.log"
     running = warmstart.start_server([["warm_marker"]], log)
+    assert running.announce()
     deadline = time.time() + 60
     while "imported warm_marker" not in log.read_text():
         assert running.process.poll() is None and time.time() < deadline, log.read_text()
@@ -128,6 +129,7 @@ def test_a_job_that_connects_while_the_first_group_imports_waits_for_it(tmp_path
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(modules), os.environ.get("PYTHONPATH")])))
     monkeypatch.delenv(warmstart.SOCKET_VARIABLE, raising=False)
     server = warmstart.start_server([["warm_marker"]], tmp_path / "warmstart.log")
+    assert server.announce()
     try:
         code, seen, err = finished(run_job(tmp_path))  # starts at once: the server is still importing
         assert code == 0 and seen["parent"] == seen["marker_imported_by"] == server.process.pid, err
@@ -135,10 +137,10 @@ def test_a_job_that_connects_while_the_first_group_imports_waits_for_it(tmp_path
         server.stop()
 
 
-def test_a_server_that_does_not_listen_in_time_is_stopped_and_jobs_run_themselves(tmp_path, monkeypatch):
+def test_a_server_not_listening_in_time_is_stopped_and_never_announced(tmp_path, monkeypatch):
     monkeypatch.delenv(warmstart.SOCKET_VARIABLE, raising=False)
     directories = set(Path(tempfile.gettempdir()).glob("icdenoise-warmstart-*"))
-    assert warmstart.start_server([["json"]], tmp_path / "warmstart.log", timeout=0) is None
+    assert not warmstart.start_server([["json"]], tmp_path / "warmstart.log").announce(timeout=0)
     assert warmstart.SOCKET_VARIABLE not in os.environ
     assert set(Path(tempfile.gettempdir()).glob("icdenoise-warmstart-*")) <= directories  # its directory is removed
 
@@ -147,6 +149,21 @@ def test_every_rule_script_hands_over_before_its_other_imports(repo):
     for script in (repo / "workflow" / "scripts").rglob("*.py"):
         body = ast.parse(script.read_text()).body
         assert ast.unparse(body[1]) == "from icdenoise.warmstart import hand_over" and ast.unparse(body[2]) == "hand_over()", script
+
+
+def test_groups_sent_later_are_imported_too_and_jobs_then_find_them(tmp_path, server):
+    (tmp_path / "modules" / "late_marker.py").write_text("import os\nIMPORTED_BY = os.getpid()\n")
+    server.preload([["warm_marker", "late_marker"]])
+    deadline = time.time() + 60
+    while "imported late_marker" not in server.log_path.read_text():
+        assert time.time() < deadline
+        time.sleep(0.05)
+    job = tmp_path / "late.py"
+    job.write_text("from icdenoise.warmstart import hand_over\nhand_over()\nimport os, late_marker\nprint(late_marker.IMPORTED_BY)\n")
+    environment = {**os.environ, **{name: "1" for name in warmstart.THREAD_VARIABLES}}
+    result = subprocess.run([sys.executable, str(job)], env=environment, capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == str(server.process.pid), result.stderr
+    assert server.log_path.read_text().count("imported warm_marker") == 1  # an imported module is not imported again
 
 
 def test_the_switch_turns_the_warm_start_off():

@@ -16,6 +16,16 @@ from icdenoise.resources import job_estimate, machine_cores, machine_memory_mb
 STATE_DIR = Path(".snakemake") / "icdenoise"  # this package's state between runs: import cache, warm-start log
 use_disk_cache(STATE_DIR / "imports.json")  # the next call parses only the modules edited since
 
+# A local run's jobs continue in a process that has already imported their libraries (icdenoise.warmstart).
+# It starts now, importing the shared stages' modules (torch and pandas among them) as one group while
+# Snakemake builds the DAG, so that the first jobs find them imported, or wait less than importing them.
+WARM_START = None
+if workflow.is_main_process and warmstart.enabled():
+    SHARED_STAGES = [rule_scripts(workflow.basedir)[name] for name in ("sample_prompts", "train_ensemble", "evaluate_bayes")]
+    SHARED_IMPORTS = [module for group in import_groups(SHARED_STAGES, exclude=[warmstart.__name__]) for module in group]
+    WARM_START = warmstart.start_server([SHARED_IMPORTS], STATE_DIR / "warmstart.log")
+
+
 validate_config(
     config,
     load_schema(Path(workflow.basedir) / "workflow" / "schemas"),
@@ -34,13 +44,13 @@ if workflow.local_exec and (workflow._cores or 0) > MACHINE_CORES:
     workflow.register_resource("_cores", MACHINE_CORES)
 
 
-
 onstart:
-    # A local run's jobs continue in a process that has already imported their libraries (icdenoise.warmstart).
-    if workflow.is_main_process and workflow.local_exec and not workflow.touch and warmstart.enabled():
-        log = STATE_DIR / "warmstart.log"
-        if warmstart.start_server(import_groups(scripts_in_start_order(), exclude=[warmstart.__name__]), log) is None:
-            logger.warning(f"the warm start did not begin (see {log}): each job imports its own modules")
+    if WARM_START is not None and (not workflow.local_exec or workflow.touch):
+        WARM_START.stop()
+    elif WARM_START is not None:
+        WARM_START.preload(import_groups(scripts_in_start_order(), exclude=[warmstart.__name__]))
+        if not WARM_START.announce():
+            logger.warning(f"the warm start did not begin (see {WARM_START.log_path}): each job imports its own modules")
 
 
 def scripts_in_start_order():
