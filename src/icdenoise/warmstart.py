@@ -86,14 +86,20 @@ class Server:
         return True
 
     def stop(self) -> None:
+        """End the server: at once if it is idle (it reads the end of its input), after SIGTERM if it is
+        still importing (a dry run ends before the imports do)."""
         os.environ.pop(SOCKET_VARIABLE, None)
         if self.process.poll() is None:
             self.process.stdin.close()
             try:
-                self.process.wait(timeout=5)
+                self.process.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+                self.process.terminate()
+                try:
+                    self.process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
@@ -184,7 +190,8 @@ def _run_request(connection: socket.socket, server_path: list[str]) -> int:
     if reason is not None:
         connection.send(json.dumps({"accepted": False, "reason": reason}).encode())
         return 0
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # the server ignores it; a fresh process does not
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the server's handlers, back to a fresh process's
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for target, descriptor in enumerate(descriptors):
         os.dup2(descriptor, target)
         os.close(descriptor)
@@ -218,6 +225,7 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
     job that connects earlier waits. The server ends when standard input closes. Ended copies are
     waited for, so that their CPU time counts in the server's, and in Snakemake's once it waits for it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the jobs; the server ends when Snakemake does
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))  # Server.stop, mid-import: still reap the copies
     server_path = list(sys.path)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(f"{socket_path}.binding")
@@ -283,3 +291,5 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
     finally:
         listener.close()
         Path(socket_path).unlink(missing_ok=True)
+        for pid in copies:  # a copy that has ended: its CPU time counts; one still running is left to finish
+            os.waitpid(pid, os.WNOHANG)

@@ -166,6 +166,19 @@ def test_groups_sent_later_are_imported_too_and_jobs_then_find_them(tmp_path, se
     assert server.log_path.read_text().count("imported warm_marker") == 1  # an imported module is not imported again
 
 
+def test_a_server_still_importing_stops_at_once(tmp_path, monkeypatch):
+    """What a dry run's exit does: its server may be in the middle of importing torch."""
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    (modules / "slow_marker.py").write_text("import time\ntime.sleep(60)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(modules), os.environ.get("PYTHONPATH")])))
+    server = warmstart.start_server([["slow_marker"]], tmp_path / "warmstart.log")
+    assert server.announce()
+    started = time.monotonic()
+    server.stop()
+    assert time.monotonic() - started < 5 and server.process.returncode == 0 and not server.directory.exists()
+
+
 def test_the_switch_turns_the_warm_start_off():
     assert not warmstart.enabled({warmstart.SWITCH_VARIABLE: "0"})
     assert warmstart.enabled({}) == sys.platform.startswith("linux")
