@@ -69,9 +69,13 @@ class Server:
         return self.directory / "server.sock"
 
     def preload(self, groups: list[list[str]]) -> None:
-        """Import these groups of modules too, after those given so far (those already imported are skipped)."""
-        self.process.stdin.write((json.dumps(groups) + "\n").encode())
-        self.process.stdin.flush()
+        """Import these groups of modules too, after those given so far (those already imported are
+        skipped). A server that has ended is left to `announce` to report."""
+        try:
+            self.process.stdin.write((json.dumps(groups) + "\n").encode())
+            self.process.stdin.flush()
+        except (OSError, ValueError):  # a broken pipe, or one this process has closed (stop)
+            pass
 
     def announce(self, timeout: float = 10.0) -> bool:
         """Once the server listens, point this process's future subprocesses (the run's jobs) to it.

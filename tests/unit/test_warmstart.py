@@ -112,6 +112,8 @@ def test_killing_the_job_process_stops_its_copy(tmp_path, server):
 def test_after_the_server_stops_jobs_run_in_their_own_processes(tmp_path, server):
     server.stop()
     assert server.process.returncode == 0 and not server.directory.exists()
+    server.preload([["json"]])  # onstart after a server has ended: no error here, announce reports it
+    assert not server.announce(timeout=1)
     code, seen, err = finished(run_job(tmp_path))
     assert code == 0 and seen["parent"] == os.getpid(), err
 
