@@ -33,14 +33,20 @@ sys.exit(int(os.environ.get("EXIT_CODE", "0")))
 '''
 
 
+def importable_modules(tmp_path, monkeypatch, **sources: str) -> None:
+    """Modules named and written from `sources`, importable by the servers and jobs started from now on."""
+    modules = tmp_path / "modules"
+    modules.mkdir(exist_ok=True)
+    for name, source in sources.items():
+        (modules / f"{name}.py").write_text(source)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(modules), os.environ.get("PYTHONPATH")])))
+    monkeypatch.delenv(warmstart.SOCKET_VARIABLE, raising=False)
+
+
 @pytest.fixture
 def server(tmp_path, monkeypatch):
     """A server that has imported `warm_marker` (a module that records the process importing it)."""
-    modules = tmp_path / "modules"
-    modules.mkdir()
-    (modules / "warm_marker.py").write_text("import os\nIMPORTED_BY = os.getpid()\n")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(modules), os.environ.get("PYTHONPATH")])))
-    monkeypatch.delenv(warmstart.SOCKET_VARIABLE, raising=False)
+    importable_modules(tmp_path, monkeypatch, warm_marker="import os\nIMPORTED_BY = os.getpid()\n")
     log = tmp_path / "warmstart.log"
     running = warmstart.start_server([["warm_marker"]], log)
     assert running.announce()
@@ -125,11 +131,7 @@ def test_the_server_ends_with_the_process_that_started_it(tmp_path, server):
 
 
 def test_a_job_that_connects_while_the_first_group_imports_waits_for_it(tmp_path, monkeypatch):
-    modules = tmp_path / "modules"
-    modules.mkdir()
-    (modules / "warm_marker.py").write_text("import os, time\ntime.sleep(1)\nIMPORTED_BY = os.getpid()\n")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(modules), os.environ.get("PYTHONPATH")])))
-    monkeypatch.delenv(warmstart.SOCKET_VARIABLE, raising=False)
+    importable_modules(tmp_path, monkeypatch, warm_marker="import os, time\ntime.sleep(1)\nIMPORTED_BY = os.getpid()\n")
     server = warmstart.start_server([["warm_marker"]], tmp_path / "warmstart.log")
     assert server.announce()
     try:
@@ -170,10 +172,7 @@ def test_groups_sent_later_are_imported_too_and_jobs_then_find_them(tmp_path, se
 
 def test_a_server_still_importing_stops_at_once(tmp_path, monkeypatch):
     """What a dry run's exit does: its server may be in the middle of importing torch."""
-    modules = tmp_path / "modules"
-    modules.mkdir()
-    (modules / "slow_marker.py").write_text("import time\ntime.sleep(60)\n")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(modules), os.environ.get("PYTHONPATH")])))
+    importable_modules(tmp_path, monkeypatch, slow_marker="import time\ntime.sleep(60)\n")
     server = warmstart.start_server([["slow_marker"]], tmp_path / "warmstart.log")
     assert server.announce()
     started = time.monotonic()

@@ -19,9 +19,10 @@ use_disk_cache(STATE_DIR / "imports.json")  # the next call parses only the modu
 # A local run's jobs continue in a process that has already imported their libraries (icdenoise.warmstart).
 # It starts now, importing the shared stages' modules (torch and pandas among them) as one group while
 # Snakemake builds the DAG, so that the first jobs find them imported, or wait less than importing them.
+RULE_SCRIPTS = rule_scripts(workflow.basedir)  # rule name → its script
 WARM_START = None
 if workflow.is_main_process and warmstart.enabled():
-    SHARED_STAGES = [rule_scripts(workflow.basedir)[name] for name in ("sample_prompts", "train_ensemble", "evaluate_bayes")]
+    SHARED_STAGES = [RULE_SCRIPTS[name] for name in ("sample_prompts", "train_ensemble", "evaluate_bayes")]
     SHARED_IMPORTS = [module for group in import_groups(SHARED_STAGES, exclude=[warmstart.__name__]) for module in group]
     WARM_START = warmstart.start_server([SHARED_IMPORTS], STATE_DIR / "warmstart.log")
 
@@ -56,10 +57,9 @@ onstart:
 def scripts_in_start_order():
     """The scripts of the jobs to run, in about the order they start: by priority (datasets first,
     then the longest compute jobs), then by the DAG's levels."""
-    scripts = rule_scripts(workflow.basedir)
     levels = workflow.dag.toposorted(set(workflow.dag.needrun_jobs()))
     jobs = sorted((-job.priority, depth, job.rule.name) for depth, level in enumerate(levels) for job in level)
-    return [scripts[name] for name in dict.fromkeys(name for *_, name in jobs) if name in scripts]
+    return [RULE_SCRIPTS[name] for name in dict.fromkeys(name for *_, name in jobs) if name in RULE_SCRIPTS]
 
 
 CONFIG_SOURCES = config_sources(  # named by the ledgers and the report, in merge order
