@@ -1,9 +1,10 @@
 # Attention as in-context denoising and associative memory, as a DAG of Parquet tables and figures.
 # `snakemake --cores 2 figures/fig3.pdf` builds one figure, `snakemake --cores 2 <study>` a study,
 # `snakemake --cores 2 leaderboard` the common leaderboard, and `snakemake --cores 2` (rule all) everything.
-# Shared stages first (datasets, training, evaluation, leaderboard), then one folder of rules per study.
+# Shared stages first, then the rules of every study the config's `studies` block names, then the
+# leaderboard and the targets.
 
-from icdenoise.config import load_yaml
+from icdenoise.pipeline.config import load_yaml
 
 load_yaml("config/config.yaml")  # a YAML error names the file and line; Snakemake's own message names neither
 
@@ -12,22 +13,24 @@ configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/helpers.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/training.smk"
 include: "workflow/rules/evaluation.smk"
+
+
+for study in STUDIES.values():
+
+    include: study.rules
+
+
 include: "workflow/rules/leaderboard.smk"
-include: "workflow/rules/onelayer/study.smk"
-include: "workflow/rules/alltoken/study.smk"
-include: "workflow/rules/mssa/study.smk"
-include: "workflow/rules/memory/study.smk"
+include: "workflow/rules/targets.smk"
 
 
 rule all:
     """Every study and the leaderboard."""
     default_target: True
     input:
-        rules.onelayer.input,
-        rules.alltoken.input,
-        rules.mssa.input,
-        rules.memory.input,
+        *(getattr(rules, study).input for study in STUDIES),
         rules.leaderboard.input,

@@ -117,7 +117,7 @@ def main() -> None:
 
     cores = args.cores or torch.get_num_threads()
     sys.path.insert(0, str(REPO / "src"))
-    from icdenoise.cluster import stalled_slurm_warning
+    from icdenoise.pipeline.cluster import stalled_slurm_warning
 
     if warning := stalled_slurm_warning():
         print(f"warning: {warning}", file=sys.stderr)

@@ -31,8 +31,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from icdenoise.cluster import stalled_slurm_warning  # noqa: E402
-from icdenoise.floor import compute_floor_seconds, job_counts, job_floor_seconds, probe_machine, training_work  # noqa: E402
+from icdenoise.pipeline.cluster import stalled_slurm_warning  # noqa: E402
+from floor import compute_floor_seconds, job_counts, job_floor_seconds, probe_machine, training_work  # noqa: E402
 
 
 def run_once(checkout: Path, cores: int, configfile: str | None, target: str) -> tuple[float, dict[str, float]]:
@@ -94,13 +94,13 @@ def training_run(job: str, config: dict) -> tuple[str, int, str] | None:
 
 
 def report_floors(checkout: Path, per_job: dict[str, list[float]], config: dict) -> None:
-    """Every training job's median time against its floor on this machine's core (icdenoise.floor)."""
+    """Every training job's median time against its floor on this machine's core (scripts/floor.py)."""
     rates = probe_machine()
     print(f"\n### Training jobs against the floor of one core of this machine\n\n"
           f"probe: float32 GEMM {rates.gemm_flops_per_second / 1e9:.1f} GFLOP/s, read bandwidth "
           f"{rates.read_bytes_per_second / 1e9:.1f} GB/s (one thread); a fresh interpreter importing torch, "
           f"pandas and pyarrow: {rates.start_seconds:.2f} s\n\nfloor = start + steps and records at the roofline "
-          f"(icdenoise.floor); job = the median of the rule's benchmark: file\n")
+          f"(scripts/floor.py); job = the median of the rule's benchmark: file\n")
     print("| job | steps | records | MFLOP/step | MB/step | MFLOP/record | MB/record | compute floor s | floor s | job s | job/floor |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|")
     dataset, training = config["dataset"], config["training"]

@@ -1,4 +1,7 @@
+import importlib.util
+import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -15,3 +18,27 @@ def smoke_run(repo, tmp_path_factory):
     (workdir / "snakemake.stderr").write_text(result.stderr)
     shutil.copy(workdir / ".snakemake" / "icdenoise" / "warmstart.log", workdir / "warmstart.log")  # later runs here write anew
     return workdir
+
+
+def unavailable_reason() -> str | None:
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        return "the slurm extra is not installed: pip install -e '.[slurm]'"
+    if shutil.which("sinfo") is None:
+        return "no SLURM commands on this machine: run `sudo scripts/slurm/start_local_cluster.sh`"
+    answer = subprocess.run(["sinfo", "--noheader", "--responding", "--states=idle,mixed,allocated"],
+                            capture_output=True, text=True, timeout=30)
+    if answer.returncode != 0 or not answer.stdout.strip():
+        return f"no SLURM node answers ({answer.stderr.strip() or 'sinfo lists none'}): run `sudo scripts/slurm/start_local_cluster.sh`"
+    return None
+
+
+@pytest.fixture(scope="session")
+def slurm():
+    """A one-node SLURM that answers (scripts/slurm/start_local_cluster.sh); skip without one, fail under CI."""
+    reason = unavailable_reason()
+    if reason and os.environ.get("ICDENOISE_REQUIRE_SLURM") == "1":
+        pytest.fail(f"SLURM is required here (ICDENOISE_REQUIRE_SLURM=1) but {reason}")
+    if reason:
+        pytest.skip(reason)
+
+

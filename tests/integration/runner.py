@@ -20,12 +20,39 @@ def snakemake(workdir: Path, *args: str, configfile: str = "config/smoke.yaml", 
     )
 
 
+WORKFLOW_FILES = ("workflow", "config", "profiles")  # besides the Snakefile; the studies' rules come with the package
+
+
 def copy_workflow(repo: Path, destination: Path) -> Path:
     destination.mkdir()
     shutil.copy(repo / "Snakefile", destination)
-    for folder in ("workflow", "config"):
+    for folder in WORKFLOW_FILES:
         shutil.copytree(repo / folder, destination / folder)
     return destination
+
+
+def merged_config(repo: Path, configfile: str = "config/smoke.yaml") -> dict:
+    """config/config.yaml with `configfile` merged over it, as `snakemake --configfile` merges them."""
+    from snakemake.utils import update_config
+
+    from icdenoise.pipeline.config import load_yaml
+
+    config = load_yaml(repo / "config" / "config.yaml")
+    update_config(config, load_yaml(repo / configfile))
+    return config
+
+
+def planned_jobs(result: subprocess.CompletedProcess) -> list[tuple[str, list[str]]]:
+    """(rule, outputs) of every job a dry run plans, in the plan's order."""
+    jobs, rule = [], None
+    for line in result.stdout.splitlines():
+        started = re.fullmatch(r"(?:local)?rule (\w+):", line.strip())
+        if started:
+            rule = started.group(1)
+        elif rule and line.strip().startswith("output:"):
+            jobs.append((rule, [path.strip() for path in line.split(":", 1)[1].split(",")]))
+            rule = None
+    return jobs
 
 
 def planned_outputs(result: subprocess.CompletedProcess) -> set[str]:

@@ -54,19 +54,36 @@ def plan_after_edit(workdir: Path, module: str) -> subprocess.CompletedProcess:
 
 
 def test_editing_a_bayes_estimator_reruns_the_bayes_jobs_and_what_uses_them_only(built):
-    result = plan_after_edit(built, "bayes.py")
+    result = plan_after_edit(built, "maths/bayes.py")
     assert result.returncode == 0, result.stderr[-3000:]
     planned = planned_outputs(result)
     assert {f"results/bayes/{case}/L20.parquet" for case in ("linear", "sphere", "gmm")} <= planned
     assert {"figures/fig3.parquet", "figures/fig3.pdf"} <= planned
     assert not any(path.startswith(("results/datasets/", "results/train/")) for path in planned)
-    assert "reason: Updated input files:" in result.stdout and "src/icdenoise/bayes.py" in result.stdout
+    assert "reason: Updated input files:" in result.stdout and "src/icdenoise/maths/bayes.py" in result.stdout
 
 
 def test_editing_a_figures_drawing_code_reruns_that_plot_only(built):
     result = plan_after_edit(built, "studies/onelayer/plots/fig4b.py")
     assert result.returncode == 0, result.stderr[-3000:]
     assert planned_outputs(result) == {"figures/fig4b.pdf"}
+
+
+PLUMBING = [
+    "pipeline/warmstart.py",  # the warm start
+    "pipeline/joblog.py",  # a log line
+    "pipeline/resources.py",  # the shared stages' job sizes
+    "studies/onelayer/sizes.py",  # a study's job sizes
+    "pipeline/cluster.py",  # cluster placement
+    "pipeline/config.py",  # the config's checks
+]
+
+
+@pytest.mark.parametrize("module", PLUMBING)
+def test_editing_the_plumbing_reruns_no_job(built, module):
+    result = plan_after_edit(built, module)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert planned_outputs(result) == set()
 
 
 def test_summary_says_what_an_edit_leaves_pending(built):
@@ -113,7 +130,7 @@ def test_an_interrupted_training_job_leaves_no_output_and_reruns_cleanly(built):
     target = "results/train/gmm/L20/softmax/losses.parquet"
     command = [SNAKEMAKE, target, "--cores", "1", "--configfile", "long.yaml"]
     environment = {**os.environ, "PYTHONPATH": str(built / "src")}
-    log = built / "logs" / "train_ensemble" / "gmm_L20_softmax.log"
+    log = built / "logs" / "train_ensemble" / "case=gmm,L=20,model=softmax.log"
     log.unlink()
     # SIGINT back to its default: a shell's background job (`.ci/run &`) starts with it ignored, and the
     # run would then finish instead of being interrupted
@@ -133,7 +150,7 @@ def test_an_interrupted_training_job_leaves_no_output_and_reruns_cleanly(built):
 
 
 def test_provenance_traces_figure_3_back_to_its_noise_variance(built):
-    result = subprocess.run([sys.executable, "-m", "icdenoise.provenance", "figures/fig3.parquet", "--find", "sigma_z_sq"],
+    result = subprocess.run([sys.executable, "-m", "icdenoise.records.provenance", "figures/fig3.parquet", "--find", "sigma_z_sq"],
                             cwd=built, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(built / "src")})
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("figures/fig3.parquet: rule summarise_training_runs")

@@ -1,4 +1,4 @@
-"""The smoke config through the SLURM profile (workflow/profiles/slurm) on a real one-node SLURM.
+"""The smoke config through the SLURM profile (profiles/slurm) on a real one-node SLURM.
 
 `scripts/slurm/start_local_cluster.sh` installs and starts it (.ci/run calls it). Where no SLURM
 answers, the tests skip and say why, except under ICDENOISE_REQUIRE_SLURM=1 (CI), where they fail.
@@ -6,9 +6,6 @@ answers, the tests skip and say why, except under ICDENOISE_REQUIRE_SLURM=1 (CI)
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -21,33 +18,12 @@ from runner import SNAKEMAKE, copy_workflow
 
 pytestmark = pytest.mark.integration
 
-PROFILE = ["--profile", "workflow/profiles/slurm"]
+PROFILE = ["--profile", "profiles/slurm"]
 CANCELLED_RUN = ("gmm", "20", "softmax")  # the training job cancelled mid-run
 # Every study and the leaderboard, with the memory study reduced to its training chain (the induction runs, their
 # summary and figure): its 24 other jobs are seconds each locally but about 10 s each through SLURM, which would add
 # two minutes to CI and test no rule kind that the other studies do not.
 CLUSTER_TARGETS = ["onelayer", "alltoken", "mssa", "leaderboard", "figures/memory/induction.pdf"]
-
-
-def unavailable_reason() -> str | None:
-    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
-        return "the slurm extra is not installed: pip install -e '.[slurm]'"
-    if shutil.which("sinfo") is None:
-        return "no SLURM commands on this machine: run `sudo scripts/slurm/start_local_cluster.sh`"
-    answer = subprocess.run(["sinfo", "--noheader", "--responding", "--states=idle,mixed,allocated"],
-                            capture_output=True, text=True, timeout=30)
-    if answer.returncode != 0 or not answer.stdout.strip():
-        return f"no SLURM node answers ({answer.stderr.strip() or 'sinfo lists none'}): run `sudo scripts/slurm/start_local_cluster.sh`"
-    return None
-
-
-@pytest.fixture(scope="module")
-def slurm():
-    reason = unavailable_reason()
-    if reason and os.environ.get("ICDENOISE_REQUIRE_SLURM") == "1":
-        pytest.fail(f"SLURM is required here (ICDENOISE_REQUIRE_SLURM=1) but {reason}")
-    if reason:
-        pytest.skip(reason)
 
 
 def running_training_job(case: str, L: str, model: str) -> str | None:
@@ -63,7 +39,7 @@ def running_training_job(case: str, L: str, model: str) -> str | None:
 def run_and_cancel(workdir: Path, configfile: str) -> tuple[subprocess.CompletedProcess, str]:
     """Start the training job (and its dataset) through the profile, scancel it once its log shows epochs, and wait."""
     case, L, model = CANCELLED_RUN
-    log = workdir / "logs" / "train_ensemble" / f"{case}_L{L}_{model}.log"
+    log = workdir / "logs" / "train_ensemble" / f"case={case},L={L},model={model}.log"
     targets = [str(path.relative_to(workdir)) for path in training_outputs(workdir)]
     process = subprocess.Popen([SNAKEMAKE, *PROFILE, *targets, "--configfile", configfile], cwd=workdir, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

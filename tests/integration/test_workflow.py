@@ -9,26 +9,42 @@ import pandas as pd
 import pytest
 import yaml
 
-from icdenoise.artifacts import read_metadata
-from icdenoise.codedeps import rule_scripts
+from icdenoise.pipeline.config import load_yaml, validate_config
+from icdenoise.pipeline.joblog import RUNS_IN
+from icdenoise.records.artifacts import read_metadata
 from pins import PINS, key_outputs
-from runner import SNAKEMAKE, copy_workflow, most_jobs_at_once, planned_outputs, planned_priorities, snakemake
+from runner import (SNAKEMAKE, copy_workflow, merged_config, most_jobs_at_once, planned_jobs, planned_outputs, planned_priorities,
+                    snakemake)
 
 pytestmark = pytest.mark.integration
 
-FIGURES = ["fig1", "fig2", "fig3", "fig4a", "fig4b", "fig5", "fig6", "fig7", "fig8"]
+FIGURES = ["fig1", "fig2", "fig3", "fig4a", "fig4b", "fig5", "fig6", "fig7", "fig8"]  # the mission's targets
 
 
-def test_every_figure_and_the_ledger_are_built(smoke_run, repo):
-    for figure in FIGURES:
-        pdf = smoke_run / "figures" / f"{figure}.pdf"
-        assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 5000, figure
-    ledger = pd.read_parquet(smoke_run / "figures" / "claims.parquet")
-    configured = yaml.safe_load((repo / "config" / "config.yaml").read_text())["onelayer"]["claims"]
-    assert set(ledger["claim"]) == set(configured)
-    assert ledger["passed"].dtype == bool and ledger[["ours_mean", "ours_min", "ours_max"]].notna().all().all()
-    text = (smoke_run / "figures" / "claims.md").read_text()
-    assert text.count("\n| `") == len(configured)
+@pytest.fixture(scope="module")
+def smoke_plan(repo, tmp_path_factory):
+    """Every job of the smoke config's `all`, as a dry run from nothing plans it: (rule, outputs)."""
+    workdir = copy_workflow(repo, tmp_path_factory.mktemp("plan") / "workflow")
+    result = snakemake(workdir, "-n", "all")
+    assert result.returncode == 0, result.stderr[-4000:]
+    return planned_jobs(result)
+
+
+def test_every_figure_and_every_ledger_of_every_registered_study_is_built(smoke_run, smoke_plan, repo):
+    config = load_yaml(repo / "config" / "config.yaml")
+    studies = validate_config(config, repo / "workflow" / "schemas")
+    assert [rule for rule, _ in smoke_plan if rule.startswith("write_") and rule.endswith("_ledger")] \
+        and {rule for rule, _ in smoke_plan if rule.endswith("_ledger")} == {f"write_{name}_ledger" for name in studies}
+    pdfs = [path for rule, outputs in smoke_plan if rule.startswith("plot_") for path in outputs]
+    assert {f"figures/{figure}.pdf" for figure in FIGURES} <= set(pdfs)
+    for pdf in pdfs:
+        assert (smoke_run / pdf).read_bytes().startswith(b"%PDF") and (smoke_run / pdf).stat().st_size > 5000, pdf
+    for name, study in studies.items():
+        (table, text), = [outputs for rule, outputs in smoke_plan if rule == f"write_{name}_ledger"]
+        ledger = pd.read_parquet(smoke_run / table)
+        assert set(ledger["claim"]) == set(config[name]["claims"]) <= set(study.claims)
+        assert ledger["passed"].dtype == bool and ledger[["ours_mean", "ours_min", "ours_max"]].notna().all().all()
+        assert (smoke_run / text).read_text().count("\n| `") == len(config[name]["claims"])
 
 
 def test_smoke_outputs_equal_their_pins(smoke_run):
@@ -41,17 +57,19 @@ def test_smoke_outputs_equal_their_pins(smoke_run):
         assert measured[key] == pytest.approx(value, rel=tolerance, abs=1e-12), key
 
 
-def test_every_job_of_the_local_run_ran_in_a_warm_copy_and_ended_cleanly(smoke_run, repo):
-    """The smoke config's jobs all have one thread, so each is handed over (icdenoise.warmstart): the
-    pinned outputs above were computed in the copies."""
+def test_every_job_of_the_local_run_ran_in_a_warm_copy_and_every_copy_was_accounted_for(smoke_run, smoke_plan):
+    """The smoke config's jobs all have one thread, so each is handed over (icdenoise.pipeline.warmstart):
+    the pinned outputs above were computed in the copies. The server logged how every copy ended before
+    it exited, however late the last copies ended."""
     log = (smoke_run / "warmstart.log").read_text()
-    started = re.findall(r"^\S+ (\S+\.py): runs in copy (\d+)$", log, flags=re.M)
+    started = re.findall(r"^\S+ \S+\.py: runs in copy (\d+)$", log, flags=re.M)
     ended = dict(re.findall(r"^\S+ copy (\d+) ended with status (-?\d+) ", log, flags=re.M))
-    scripts = rule_scripts(repo)
-    jobs = [name for name in re.findall(r"^(?:local)?rule (\w+):$", (smoke_run / "snakemake.stderr").read_text(), flags=re.M)
-            if name in scripts]
-    assert sorted(label for label, _ in started) == sorted(scripts[name].name for name in jobs)
-    assert all(ended[copy] == "0" for _, copy in started)
+    jobs = [rule for rule, _ in smoke_plan if rule != "all"]
+    assert len(started) == len(jobs) and set(started) == set(ended)
+    assert all(status == "0" for status in ended.values())
+    job_logs = list((smoke_run / "logs").rglob("*.log"))
+    assert len(job_logs) == len(jobs)
+    assert all(path.read_text().split("\n", 1)[0].split("] ", 1)[1].startswith(f"{RUNS_IN}in a warm-start copy") for path in job_logs)
 
 
 def test_leaderboard_scores_every_case_with_every_denoiser_that_applies(smoke_run):
@@ -106,22 +124,16 @@ def test_the_memory_study_builds_its_fits_and_ledger(smoke_run, repo):
     assert set(zip(induction["layers"], induction["optimizer"])) == {(1, "adam"), (1, "sgd"), (2, "adam"), (2, "sgd")}
 
 
-def test_every_training_run_is_planned_once(repo, tmp_path):
-    """One training job per (case, L, model): Figs. 4(a) at L = 20, 4(b), 6, 7 and the leaderboard add none."""
-    workdir = copy_workflow(repo, tmp_path / "workflow")
-    result = snakemake(workdir, "-n", "all")
-    assert result.returncode == 0, result.stderr[-4000:]
-    trained = {path for path in planned_outputs(result) if path.startswith("results/train/") and path.endswith("losses.parquet")}
-    assert trained == {
-        *(f"results/train/{case}/L20/{model}/losses.parquet" for case in ("linear", "sphere", "gmm") for model in ("linear", "softmax")),
-        "results/train/linear/L10/linear/losses.parquet",
-        *(f"results/train/linear_transformed/L20/{model}/losses.parquet" for model in ("linear", "softmax")),
-        "results/train/linear_3d/L20/linear/losses.parquet",
-        "results/train/sphere_3d/L20/softmax/losses.parquet",
-        "results/train/gmm_3d/L20/softmax/losses.parquet",
-        "results/train/gmm_all_tokens/L16/stacked/losses.parquet",
-        "results/train/alltoken_mixture/L16/alltoken_learned/losses.parquet",
-    }
+def test_every_training_run_is_planned_once(repo, smoke_plan):
+    """One training job per (case, L, model) the studies and the leaderboard need (their `runs`): runs
+    shared by several figures (Figs. 3, 4(b), 6, 7, 4(a)'s own L, the leaderboard) are trained once."""
+    from icdenoise.pipeline.config import all_runs
+
+    config = merged_config(repo)
+    runs = all_runs(config, validate_config(config, repo / "workflow" / "schemas"))
+    trained = [outputs[0] for rule, outputs in smoke_plan if rule == "train_ensemble"]
+    assert len(trained) == len(set(trained)) == len(runs) > 10
+    assert set(trained) == {f"results/train/{run.case}/L{run.L}/{run.model}/losses.parquet" for run in runs}
 
 
 def test_figure_3_jobs_start_longest_first(repo, tmp_path):
@@ -151,25 +163,22 @@ def test_fig3_targets_are_built(smoke_run):
     assert table[list(required - {"case", "model"})].notna().all().all()
 
 
-def test_every_parquet_records_its_provenance(smoke_run):
-    files = list((smoke_run / "results").rglob("*.parquet")) + list((smoke_run / "figures").glob("*.parquet"))
-    # datasets 10, closed forms 12 (every case + the L = 10 sweep point), training 2 × 14, trained scores 9,
-    # landscapes 2, figure tables 12, leaderboard 1, the all-token study's results 11, the mssa study's 18
-    # (sweep 2, 6 × 2 regression runs, 2 baselines, training curves, leaderboard scores), the memory study's 19
-    # (capacity and curves for 3 maps, low rank, MLP at 2 d, the 3 stacked tables, Zipf at 2 α and stacked, 4 induction runs)
-    assert len(files) == 10 + 12 + 28 + 9 + 2 + 12 + 1 + 11 + 18 + 19
+def test_every_parquet_is_planned_and_records_its_provenance(smoke_run, smoke_plan):
+    files = {str(path.relative_to(smoke_run)) for folder in ("results", "figures") for path in (smoke_run / folder).rglob("*.parquet")}
+    assert files == {path for _, outputs in smoke_plan for path in outputs if path.endswith(".parquet")}
     for path in files:
-        metadata = read_metadata(path)
+        metadata = read_metadata(smoke_run / path)
         assert metadata["params"] and metadata["package_version"] and metadata["git_commit"]
 
 
-def test_benchmark_files_for_every_compute_rule(smoke_run):
-    rules = {path.parent.name if path.parent.name != "benchmarks" else path.stem for path in (smoke_run / "benchmarks").rglob("*.tsv")}
-    compute_rules = {"sample_prompts", "evaluate_bayes", "evaluate_trained", "train_ensemble", "build_leaderboard",
-                     "evaluate_example_prompts", "summarise_training_runs", "summarise_context_sweep", "evaluate_subspace_shift",
-                     "scan_energy_landscape", "evaluate_descent_steps", "scan_loss_landscape", "compare_learned_structure",
-                     "onelayer_claims"}
-    assert compute_rules | {f"plot_{figure}" for figure in FIGURES} <= rules
+def test_every_job_has_its_log_and_benchmark_under_one_path_scheme(smoke_run, smoke_plan):
+    """logs/<rule>[/<wildcard>=<value>,…].log and the same path under benchmarks/ (.tsv): one per job."""
+    from icdenoise.pipeline.joblog import job_of
+
+    logs = {path.relative_to(smoke_run / "logs").with_suffix("") for path in (smoke_run / "logs").rglob("*.log")}
+    benchmarks = {path.relative_to(smoke_run / "benchmarks").with_suffix("") for path in (smoke_run / "benchmarks").rglob("*.tsv")}
+    assert logs == benchmarks
+    assert sorted(job_of(path)[0] for path in logs) == sorted(rule for rule, _ in smoke_plan if rule != "all")
 
 
 def test_nothing_to_do_after_a_complete_run(smoke_run):
@@ -178,25 +187,23 @@ def test_nothing_to_do_after_a_complete_run(smoke_run):
     assert planned_outputs(result) == set()
 
 
-def test_changing_one_case_reruns_only_what_depends_on_it(smoke_run):
+def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_run, smoke_plan):
+    """The case's data, trainings, scores and figures, and every ledger and the leaderboard: each names
+    the merged config it was built from (its sha256), so any config change rebuilds them (seconds each)."""
     config = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
     config["cases"]["sphere"]["corruption"]["sigma_z_sq"] = 0.2
     (smoke_run / "changed.yaml").write_text(yaml.safe_dump(config))
     result = snakemake(smoke_run, "-n", "all", configfile="changed.yaml")
     assert result.returncode == 0, result.stderr
-    assert planned_outputs(result) == {
+    ledgers = {path for rule, outputs in smoke_plan if rule.endswith("_ledger") for path in outputs}
+    assert planned_outputs(result) == ledgers | {
         "results/datasets/sphere/L20.parquet",
         "results/bayes/sphere/L20.parquet",
         *(f"results/train/sphere/L20/{model}/{kind}.parquet" for model in ("linear", "softmax") for kind in ("losses", "weights")),
         "results/trained_scores/sphere/L20.parquet",
         "figures/fig3.parquet", "figures/fig3.pdf", "figures/fig7.pdf",
         *(f"results/landscape/{case}.parquet" for case in ("sphere", "gmm")),  # both read figures/fig3.parquet
-        "figures/fig6.pdf", "figures/claims.parquet", "figures/claims.md",
-        "figures/leaderboard.parquet", "figures/leaderboard.md",
-        # every ledger names the merged config it was built from (its sha256), so a config change rebuilds it
-        "figures/alltoken/claims.parquet", "figures/alltoken/claims.md",
-        "figures/mssa/claims.parquet", "figures/mssa/claims.md",
-        "figures/memory/claims.parquet", "figures/memory/claims.md",
+        "figures/fig6.pdf", "figures/leaderboard.parquet", "figures/leaderboard.md",
     }
 
 
@@ -264,7 +271,7 @@ def test_the_ledger_names_its_config_and_the_report_refuses_another(smoke_run):
 
 def test_a_local_run_never_has_more_jobs_running_than_the_machine_has_cores(smoke_run):
     """The smoke run asked for -j 8; each of its jobs has one thread."""
-    from icdenoise.resources import machine_cores
+    from icdenoise.pipeline.resources import machine_cores
 
     cores = machine_cores()
     log = (smoke_run / "snakemake.stderr").read_text()

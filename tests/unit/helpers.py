@@ -1,7 +1,7 @@
 """Shared test helpers."""
 
-from icdenoise.cases import Case
-from icdenoise.corruptions import AllTokenNoise, QueryNoise
+from icdenoise.maths.cases import Case
+from icdenoise.maths.corruptions import AllTokenNoise, QueryNoise
 
 
 def query_case(task, sigma_z_sq: float) -> Case:

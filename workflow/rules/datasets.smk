@@ -1,22 +1,21 @@
-rule sample_prompts:
-    """One fixed dataset per case and context length: the task's clean tokens, corrupted by the case's
-    corruption; shared by every seed and model (PROTOCOL: Conventions)."""
-    input:
-        code=code("sample_prompts.py"),
-    output:
-        "results/datasets/{case}/L{L}.parquet",
-    params:
-        case=get_case_params,
-        dataset=canonical(config["dataset"]),
-    log:
-        "logs/sample_prompts/{case}_L{L}.log",
-    benchmark:
-        "benchmarks/sample_prompts/{case}_L{L}.tsv"
-    threads: 1
-    priority: DATASET_PRIORITY  # above every training's and evaluation's: a dataset takes about a second, and trainings wait for it
-    resources:
-        **job_resources("sample_prompts.py"),
-    conda:
-        "../envs/icdenoise.yaml"
-    script:
-        "../scripts/sample_prompts.py"
+# The shared stage that draws prompts: one fixed dataset per case and context length.
+
+
+def highest_compute_priority():
+    """The highest priority of the planned trainings and closed-form evaluations."""
+    training, evaluation = longest_first("train_ensemble"), longest_first("evaluate_bayes")
+    priorities = [training({"case": run.case, "model": run.model, "L": run.L}) for run in RUNS]
+    priorities += [evaluation({"case": run.case, "L": run.L}) for run in RUNS]
+    return max(priorities, default=0)
+
+
+job_rule(
+    "sample_prompts",
+    "One fixed dataset per case and context length: the task's clean tokens, corrupted by the case's "
+    "corruption; shared by every seed and model (PROTOCOL: Conventions).",
+    "../scripts/sample_prompts.py",
+    "results/datasets/{case}/L{L}.parquet",
+    params=dict(case=get_case_params, dataset=canonical(config["dataset"])),
+    # above every training's and evaluation's: a dataset takes about a second, and trainings wait for it
+    priority=1 + highest_compute_priority(),
+)

@@ -1,30 +1,21 @@
-LEADERBOARD_TRAINED = [case for case in CASES if models_trained_at(case, context_length(case))]
+# The common leaderboard: every closed form, every trained model and every study's own denoisers
+# (score_rule) on every configured case they apply to. Read after the studies' rules.
 
-
-rule build_leaderboard:
-    """Every denoiser on every configured case it applies to, on the same fresh prompts per case."""
-    input:
+LEADERBOARD_TEXT = report("figures/leaderboard.md", caption=str(WORKFLOW / "report" / "leaderboard.rst"), category="Leaderboard")
+job_rule(
+    "build_leaderboard",
+    "Every denoiser on every configured case it applies to, on the same fresh prompts per case.",
+    "../scripts/build_leaderboard.py",
+    dict(table="figures/leaderboard.parquet", text=LEADERBOARD_TEXT),
+    input=dict(
         bayes=[bayes_path(case) for case in CASES],
-        trained=[trained_scores_path(case) for case in LEADERBOARD_TRAINED],
-        study_scores=lambda wildcards: LEADERBOARD_STUDY_SCORES,
-        code=code("build_leaderboard.py"),
-    output:
-        table="figures/leaderboard.parquet",
-        text=report("figures/leaderboard.md", caption="../report/leaderboard.rst", category="Leaderboard"),
-    params:
-        cases=canonical(config["cases"]),
-        order=CASES,
-        config_sources=CONFIG_SOURCES,
-    log:
-        "logs/build_leaderboard.log",
-    benchmark:
-        "benchmarks/build_leaderboard.tsv"
-    resources:
-        **job_resources("build_leaderboard.py"),
-    conda:
-        "../envs/icdenoise.yaml"
-    script:
-        "../scripts/build_leaderboard.py"
+        trained=[trained_scores_path(case) for case in CASES if models_trained_at(case, context_length(case))],
+        study_scores=SCORE_TABLES,
+    ),
+    params=dict(cases=canonical(config["cases"]), order=CASES, config_sources=CONFIG_SOURCES),
+    local=True,
+)
+REPORTED_TABLES.append("figures/leaderboard.parquet")
 
 
 rule leaderboard:

@@ -1,16 +1,16 @@
 """Rule build_leaderboard: the common leaderboard as Parquet and Markdown."""
 
-from icdenoise.warmstart import hand_over
+from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
 import pandas as pd
 
-from icdenoise.artifacts import read_frames, write_job_parquet, write_text
-from icdenoise.joblog import configure_job_logging
-from icdenoise.leaderboard import leaderboard_table, markdown
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import read_frames, write_job_parquet, write_text
+from icdenoise.records.leaderboard import leaderboard_table, markdown
 
-log = configure_job_logging(snakemake.log[0], "build_leaderboard")
+log = start_job(snakemake)
 closed_forms = read_frames(snakemake.input.bayes, finite=["mse", "sem"])
 trained = read_frames(snakemake.input.trained, finite=["mse", "sem"]) if snakemake.input.trained else pd.DataFrame()
 if snakemake.input.study_scores:  # a study's rows: closed forms without a seed column, trained ensembles with one

@@ -1,17 +1,16 @@
-"""Rule evaluate_bayes: score every closed form of one case on fresh prompts."""
+"""Rule evaluate_bayes: every closed form that applies to a case, on fresh prompts (MSE/n)."""
 
-from icdenoise.warmstart import hand_over
+from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
-from icdenoise.artifacts import write_job_parquet
-from icdenoise.evaluation import evaluate_closed_forms
-from icdenoise.joblog import configure_job_logging
+from icdenoise.maths.evaluation import evaluate_closed_forms
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import write_job_parquet
 
-case, context_length = snakemake.wildcards.case, int(snakemake.wildcards.L)
-log = configure_job_logging(snakemake.log[0], f"evaluate_bayes {case} L={context_length}")
+log = start_job(snakemake)
 block, evaluation = snakemake.params.case, snakemake.params.evaluation
-
-table = evaluate_closed_forms(case, block, context_length, evaluation["n_prompts"], evaluation["seed"], evaluation["chunk_size"])
+table = evaluate_closed_forms(snakemake.wildcards.case, block, int(snakemake.wildcards.L), evaluation["n_prompts"],
+                              evaluation["seed"], evaluation["chunk_size"])
 write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("closed forms (MSE/n):\n%s", table.to_string(index=False))

@@ -1,20 +1,20 @@
 """Rule train_ensemble: train every seed of one configured model on one case's dataset."""
 
-from icdenoise.warmstart import hand_over
+from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
 import torch
 
-from icdenoise.artifacts import write_job_parquet
-from icdenoise.datasets import read_dataset
-from icdenoise.joblog import configure_job_logging
-from icdenoise.models import make_model
-from icdenoise.runtime import resolve_device, use_threads
-from icdenoise.training import Split, TrainingSettings, train_ensemble
+from icdenoise.records.artifacts import write_job_parquet
+from icdenoise.records.datasets import read_dataset
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.maths.models import make_model
+from icdenoise.maths.runtime import resolve_device, use_threads
+from icdenoise.maths.training import Split, TrainingSettings, train_ensemble
 
 case, model_name, context_length = snakemake.wildcards.case, snakemake.wildcards.model, int(snakemake.wildcards.L)
-log = configure_job_logging(snakemake.log[0], f"train_ensemble {case} L={context_length} {model_name}")
+log = start_job(snakemake)
 use_threads(snakemake.threads)
 training, block = snakemake.params.training, snakemake.params.model
 device = resolve_device(training["device"])

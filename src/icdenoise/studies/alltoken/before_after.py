@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ...empirical_bayes import DTYPE, particle_flow, posterior_mean_under_particles
-from .priors import mixture, noisy_contexts
+from icdenoise.studies.alltoken.empirical_bayes import DTYPE, particle_flow, posterior_mean_under_particles
+from icdenoise.studies.alltoken.priors import mixture, noisy_contexts
 
 
 def stage2_energy(queries: np.ndarray, particles: np.ndarray, sigma_z_sq: float) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Frames
+from icdenoise.records.claims import Claim, Frames
 
 
 def _bars(frames: Frames, estimator: str) -> pd.DataFrame:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...empirical_bayes import count_clusters, particle_flow
-from ...meanfield import optimal_time, variance_at_time, variance_infinite_beta
-from .priors import mixture, noisy_contexts
+from icdenoise.studies.alltoken.empirical_bayes import count_clusters, particle_flow
+from icdenoise.studies.alltoken.meanfield import optimal_time, variance_at_time, variance_infinite_beta
+from icdenoise.studies.alltoken.priors import mixture, noisy_contexts
 
 
 def step_size(beta: float, sigma_z_sq: float, layers_per_t_star: int) -> float:

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ...empirical_bayes import DTYPE, particle_flow
-from ...meanfield import covariance_eigenvalues, time_to_reach
+from icdenoise.studies.alltoken.empirical_bayes import DTYPE, particle_flow
+from icdenoise.studies.alltoken.meanfield import covariance_eigenvalues, time_to_reach
 
 
 def gaussian_particles(block: dict, seed: int) -> torch.Tensor:

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ...cases import make_case
-from ...empirical_bayes import empirical_bayes_denoisers
-from ...estimators import closed_form_denoisers
-from ...meanfield import optimal_time
-from ...scoring import squared_error_per_prompt
+from icdenoise.maths.cases import make_case
+from icdenoise.studies.alltoken.empirical_bayes import empirical_bayes_denoisers
+from icdenoise.maths.estimators import closed_form_denoisers
+from icdenoise.studies.alltoken.meanfield import optimal_time
+from icdenoise.maths.scoring import squared_error_per_prompt
 
 
 def learned_parameters(weights: pd.DataFrame, sigma_z_sq: float, theory_beta: float) -> pd.DataFrame:

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ...cases import make_case
-from ...empirical_bayes import DTYPE, particle_flow, stage_estimates, theory_depth
-from ...estimators import closed_form_denoisers
+from icdenoise.maths.cases import make_case
+from icdenoise.studies.alltoken.empirical_bayes import DTYPE, particle_flow, stage_estimates, theory_depth
+from icdenoise.maths.estimators import closed_form_denoisers
 
 BAYES = "bayes"
 

@@ -1,8 +1,10 @@
-"""The alltoken study's registration: its title, claims, training run and config checks."""
+"""The alltoken study's registration: its title, claims, training run, config checks and job sizes."""
 
-from .. import Study
+from icdenoise.pipeline.registry import Study
+
 from .claims import CLAIMS
 from .config import problems, runs
+from .sizes import SIZES
 
 STUDY = Study(
     name="alltoken",
@@ -10,4 +12,5 @@ STUDY = Study(
     claims=CLAIMS,
     runs=runs,
     problems=problems,
+    sizes=SIZES,
 )

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from . import memories
-from .bisection import largest_n_above
-from .embeddings import gaussian_embeddings, generator
-from .maps import outputs_for
+from icdenoise.studies.memory import memories
+from icdenoise.studies.memory.bisection import largest_n_above
+from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
+from icdenoise.studies.memory.maps import outputs_for
 
 BLOCK_ROWS = 64  # small, so that the many replicas of a small memory hold little
 KIND_CODES = {"input": 0, "output": 1, "position": 2, "projection": 3}

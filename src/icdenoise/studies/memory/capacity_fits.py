@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .fits import loglog_slope
+from icdenoise.studies.memory.fits import loglog_slope
 
 SLIDES_SLOPE = {"injective": 2.0, "binary": 1.0, "few": 1.0}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Frames
+from icdenoise.records.claims import Claim, Frames
 
 
 def fitted_slope(memory: str, against: str, map_name: str | None = None):

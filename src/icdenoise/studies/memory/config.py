@@ -3,14 +3,9 @@ other (the schema checks each key alone)."""
 
 from __future__ import annotations
 
-from ...claims import reference_problems
-from .. import Run
-from .claims import CLAIMS, INDUCTION_CLAIM_RUNS, ZIPF_CLAIM_ALPHAS
-from .maps import outputs_for
-
-
-def runs(config: dict) -> set[Run]:
-    return set()
+from icdenoise.records.claims import reference_problems
+from icdenoise.studies.memory.claims import CLAIMS, INDUCTION_CLAIM_RUNS, ZIPF_CLAIM_ALPHAS
+from icdenoise.studies.memory.maps import outputs_for
 
 
 def problems(config: dict) -> list[str]:

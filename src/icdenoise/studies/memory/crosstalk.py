@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .embeddings import gaussian_embeddings, generator
-from .maps import outputs_for
+from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
+from icdenoise.studies.memory.maps import outputs_for
 
 
 def slides_variance(d: int, stored: int, n_y: int) -> float:

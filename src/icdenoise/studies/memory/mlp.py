@@ -17,9 +17,9 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from ...adam import Adam
-from .bisection import largest_n_above
-from .embeddings import gaussian_embeddings, generator
+from icdenoise.maths.adam import Adam
+from icdenoise.studies.memory.bisection import largest_n_above
+from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
 
 INPUT_EMBEDDINGS, OUTPUT_EMBEDDINGS, TARGET_MAP, INITIAL_WEIGHTS = 1, 2, 3, 4
 TABLE_COLUMNS = ["memory", "map", "d", "m", "seed", "params_md", "capacity", "evaluations", "steps"]

@@ -1,13 +1,16 @@
-"""The memory study's registration: its title, claims and config checks."""
+"""The memory study's registration: its title, claims, config checks, job sizes and the rule that can use a GPU."""
 
-from .. import Study
+from icdenoise.pipeline.registry import Study
+
 from .claims import CLAIMS
-from .config import problems, runs
+from .config import problems
+from .sizes import SIZES
 
 STUDY = Study(
     name="memory",
     title="Associative memories in transformers: capacity, gradient steps, scaling laws and the induction head (Bietti, 2025)",
     claims=CLAIMS,
-    runs=runs,
     problems=problems,
+    sizes=SIZES,
+    devices={"train_memory_induction": "memory.induction.device"},
 )

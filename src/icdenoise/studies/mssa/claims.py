@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Frames
+from icdenoise.records.claims import Claim, Frames
 
 
 def _snr_rows(frames: Frames, spec: dict) -> pd.DataFrame:
@@ -94,8 +94,9 @@ NOT_ATTEMPTED: dict[str, str] = {
 }
 
 
-def not_attempted_markdown(scale: str) -> str:
-    """The ledger's closing sections: the scale of the in-context runs and the results not attempted."""
+def markdown_appendix(scale: str) -> str:
+    """The ledger's closing sections (icdenoise.records.claims.markdown_appendix): the scale of the
+    in-context runs and the results not attempted."""
     lines = ["", f"In-context regression (Fig. 6 claims) ran at the `{scale}` scale of `mssa.regression`"
              + (": smaller d, width, depth and step count than the paper's Table 5 (config/mssa_paper_scale.yaml has those). "
                 "At this budget a model can stay on the zero predictor's plateau; a 'close to the transformer' claim then passes "

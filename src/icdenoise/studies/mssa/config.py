@@ -3,13 +3,8 @@ rules), and the checks that relate its keys to each other and to the shared bloc
 
 from __future__ import annotations
 
-from ...claims import reference_problems
-from .. import Run
-from .claims import CLAIMS
-
-
-def runs(config: dict) -> set[Run]:
-    return set()
+from icdenoise.records.claims import reference_problems
+from icdenoise.studies.mssa.claims import CLAIMS
 
 
 def problems(config: dict) -> list[str]:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ...denoisers import Denoiser
-from ...models import SubspaceSelfAttention
-from ...prompts import Prompts
+from icdenoise.maths.denoisers import Denoiser
+from icdenoise.maths.models import SubspaceSelfAttention
+from icdenoise.maths.prompts import Prompts
 
 
 @dataclass
@@ -34,3 +34,8 @@ class KnownBasesMSSA(Denoiser):
 def known_bases_denoisers(layers: int, eta: float, tau: float) -> dict[str, Denoiser]:
     """Both forms of φ, named for the leaderboard."""
     return {f"mssa_known_bases_{phi}": KnownBasesMSSA(layers, eta, tau, phi) for phi in SubspaceSelfAttention.PHIS}
+
+
+def leaderboard_denoisers(case: dict, layers: int, eta: float, tau: float) -> dict[str, Denoiser]:
+    """The denoisers the leaderboard scores on a low-rank mixture `case` (its config block): both forms of φ."""
+    return known_bases_denoisers(layers, eta, tau)

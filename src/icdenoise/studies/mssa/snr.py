@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ...corruptions import OffSubspaceNoise
-from ...models import SubspaceSelfAttention
-from ...tasks import LowRankMixture
+from icdenoise.maths.corruptions import OffSubspaceNoise
+from icdenoise.maths.models import SubspaceSelfAttention
+from icdenoise.maths.tasks import LowRankMixture
 
 DIAGNOSTICS = ("own_self", "noise_self", "leakage")
 

@@ -1,13 +1,16 @@
-"""The mssa study's registration: its title, claims and config checks."""
+"""The mssa study's registration: its title, claims, config checks, job sizes and the rule that can use a GPU."""
 
-from .. import Study
+from icdenoise.pipeline.registry import Study
+
 from .claims import CLAIMS
-from .config import problems, runs
+from .config import problems
+from .sizes import SIZES
 
 STUDY = Study(
     name="mssa",
     title="Attention-only transformers via unrolled subspace denoising (Wang et al., ICML 2025)",
     claims=CLAIMS,
-    runs=runs,
     problems=problems,
+    sizes=SIZES,
+    devices={"train_mssa_regression": "mssa.regression.device"},
 )

@@ -30,10 +30,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ...adam import Adam
-from ...runtime import resolve_device
-from ...training import TrainingDiverged
-from .regression import expected_squared_label, sample_prompts
+from icdenoise.maths.adam import Adam
+from icdenoise.maths.runtime import resolve_device
+from icdenoise.maths.training import TrainingDiverged
+from icdenoise.studies.mssa.regression import expected_squared_label, sample_prompts
 
 ARCHITECTURES = ("mssa", "mhsa", "transformer")
 INITIAL_STD = 0.02  # GPT-2's initialisation of its weight matrices and embeddings

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Frames
+from icdenoise.records.claims import Claim, Frames
 
 CASE_MODEL = (("case", "fig3"), ("model", "fig3"))
 

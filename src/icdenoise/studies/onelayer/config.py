@@ -3,9 +3,9 @@ its keys to each other and to the shared blocks (cases, models, training)."""
 
 from __future__ import annotations
 
-from ...claims import reference_problems
-from .. import Run
-from .claims import CLAIMS
+from icdenoise.records.claims import reference_problems
+from icdenoise.pipeline.registry import Run
+from icdenoise.studies.onelayer.claims import CLAIMS
 
 
 def runs(config: dict) -> set[Run]:

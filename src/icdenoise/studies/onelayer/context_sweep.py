@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...bayes import optimal_linear_scale
-from ...cases import make_case
-from ...estimators import closed_form_denoisers
-from ...scoring import squared_error_per_seed
-from .training_summary import diagonal_means
+from icdenoise.maths.bayes import optimal_linear_scale
+from icdenoise.maths.cases import make_case
+from icdenoise.maths.estimators import closed_form_denoisers
+from icdenoise.maths.scoring import squared_error_per_seed
+from icdenoise.studies.onelayer.training_summary import diagonal_means
 
 
 def oracle_on_test_prompts(block: dict, datasets) -> pd.DataFrame:

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...bayes import bayes_inverse_temperature
-from ...cases import make_case
-from ...denoisers import Denoiser
-from ...estimators import closed_form_denoisers
-from ...prompts import Prompts
-from ...scoring import score
-from .energy import descent_path, energy
+from icdenoise.maths.bayes import bayes_inverse_temperature
+from icdenoise.maths.cases import make_case
+from icdenoise.maths.denoisers import Denoiser
+from icdenoise.maths.estimators import closed_form_denoisers
+from icdenoise.maths.prompts import Prompts
+from icdenoise.maths.scoring import score
+from icdenoise.studies.onelayer.energy import descent_path, energy
 
 
 @dataclass

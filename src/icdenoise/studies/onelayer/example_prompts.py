@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...bayes import linear_shrinkage
-from ...cases import make_case
-from ...estimators import closed_form_denoisers
-from ...models import MODELS
-from ...prompts import Prompts
+from icdenoise.maths.bayes import linear_shrinkage
+from icdenoise.maths.cases import make_case
+from icdenoise.maths.estimators import closed_form_denoisers
+from icdenoise.maths.models import MODELS
+from icdenoise.maths.prompts import Prompts
 
 
 def _rows(case: str, kind: str, points: np.ndarray) -> pd.DataFrame:

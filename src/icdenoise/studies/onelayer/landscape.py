@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from ...bayes import bayes_inverse_temperature
+from icdenoise.maths.bayes import bayes_inverse_temperature
 
 
 def _readout_moments(context: np.ndarray, query: np.ndarray, target: np.ndarray, beta: float) -> tuple[float, float]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...bayes import optimal_linear_scale
-from ...models import MODELS
+from icdenoise.maths.bayes import optimal_linear_scale
+from icdenoise.maths.models import MODELS
 
 
 def optimal_structure(matrix: np.ndarray) -> dict[str, np.ndarray]:

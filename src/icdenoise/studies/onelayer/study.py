@@ -1,8 +1,10 @@
-"""The onelayer study's registration: its title, claims, training runs and config checks."""
+"""The onelayer study's registration: its title, claims, training runs, config checks and job sizes."""
 
-from .. import Study
+from icdenoise.pipeline.registry import Study
+
 from .claims import CLAIMS
 from .config import problems, runs
+from .sizes import SIZES
 
 STUDY = Study(
     name="onelayer",
@@ -10,4 +12,5 @@ STUDY = Study(
     claims=CLAIMS,
     runs=runs,
     problems=problems,
+    sizes=SIZES,
 )

@@ -11,11 +11,11 @@ import logging
 
 import pandas as pd
 
-from ...bayes import linear_bayes_loss_per_dimension
-from ...cases import make_case
-from ...denoisers import TrainedEnsemble
-from ...models import MODELS
-from ...scoring import squared_error_per_seed
+from icdenoise.maths.bayes import linear_bayes_loss_per_dimension
+from icdenoise.maths.cases import make_case
+from icdenoise.maths.denoisers import TrainedEnsemble
+from icdenoise.maths.models import MODELS
+from icdenoise.maths.scoring import squared_error_per_seed
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....plotting import BAYES_COLOR, start_figure
+from icdenoise.records.figures import BAYES_COLOR, start_figure
 
 QUERY_COLOR = "#f0a30a"
 DEPTH_COLORS = ["#7f7f7f", "#1f77b4"]

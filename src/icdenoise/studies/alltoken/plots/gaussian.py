@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
 

@@ -3,7 +3,7 @@ theory's constant β, η and T*, and its test MSE against two-stage and Bayes by
 
 from __future__ import annotations
 
-from ....plotting import BAYES_COLOR, start_figure
+from icdenoise.records.figures import BAYES_COLOR, start_figure
 
 STYLE = {"learned": ("#2ca02c", "learned network (mean over seeds)"), "two_stage": ("#1f77b4", "two-stage (Fig. 4(a)'s β, η, L)"),
          "bayes": (BAYES_COLOR, "Bayes (true prior)")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....plotting import BAYES_COLOR, start_figure
+from icdenoise.records.figures import BAYES_COLOR, start_figure
 
 STYLE = {"stage1_only": ("#7f7f7f", "Stage 1 only (the particle)"), "stage2_only": ("#ff7f0e", "Stage 2 only (L = 0)"),
          "two_stage": ("#1f77b4", "two-stage"), "bayes": (BAYES_COLOR, "Bayes (true prior)")}

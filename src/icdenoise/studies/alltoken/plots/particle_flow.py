@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 
 def render(tables):

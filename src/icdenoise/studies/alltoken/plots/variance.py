@@ -3,7 +3,7 @@ and T*."""
 
 from __future__ import annotations
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 COLORS = ["#1f77b4", "#2ca02c", "#d62728", "#9467bd"]
 

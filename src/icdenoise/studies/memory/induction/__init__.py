@@ -14,10 +14,10 @@ Modules: `task` (the sequences), `model` (the transformer), `probes` (recall pro
 `training` (a run).
 """
 
-from .model import AttentionOnlyTransformer, FrozenEmbeddings, frozen_embeddings, output_loss_and_hits
-from .probes import PROBED, SLIDES_ORDER, learning_order, probe_targets, probes, recall
-from .task import TriggerBigrams, output_positions, stationary_distribution, trigger_bigrams
-from .training import evaluate, make_optimizer, train_run
+from icdenoise.studies.memory.induction.model import AttentionOnlyTransformer, FrozenEmbeddings, frozen_embeddings, output_loss_and_hits
+from icdenoise.studies.memory.induction.probes import PROBED, SLIDES_ORDER, learning_order, probe_targets, probes, recall
+from icdenoise.studies.memory.induction.task import TriggerBigrams, output_positions, stationary_distribution, trigger_bigrams
+from icdenoise.studies.memory.induction.training import evaluate, make_optimizer, train_run
 
 __all__ = ["AttentionOnlyTransformer", "FrozenEmbeddings", "PROBED", "SLIDES_ORDER", "TriggerBigrams", "evaluate",
            "frozen_embeddings", "learning_order", "make_optimizer", "output_loss_and_hits", "output_positions",

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..embeddings import gaussian_embeddings, generator
-from .task import output_positions
+from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
+from icdenoise.studies.memory.induction.task import output_positions
 
 LAYER_COUNTS = (1, 2)
 EMBEDDINGS = 1  # purpose code of the embeddings' generator (independent of the bigram model's, 2, and a run's, 3-5)

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .model import AttentionOnlyTransformer, FrozenEmbeddings
-from .task import TriggerBigrams
+from icdenoise.studies.memory.induction.model import AttentionOnlyTransformer, FrozenEmbeddings
+from icdenoise.studies.memory.induction.task import TriggerBigrams
 
 PROBED = {  # probe column → (the matrix it reads, a label for figures and order strings)
     "probe_wov2": ("wov2", "W_OV²"),

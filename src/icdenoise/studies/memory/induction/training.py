@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ....adam import Adam
-from ..embeddings import generator
-from .model import AttentionOnlyTransformer, frozen_embeddings, output_loss_and_hits
-from .probes import probe_targets, probes
-from .task import trigger_bigrams
+from icdenoise.maths.adam import Adam
+from icdenoise.studies.memory.embeddings import generator
+from icdenoise.studies.memory.induction.model import AttentionOnlyTransformer, frozen_embeddings, output_loss_and_hits
+from icdenoise.studies.memory.induction.probes import probe_targets, probes
+from icdenoise.studies.memory.induction.task import trigger_bigrams
 
 TEST_SET, BATCHES, INITIAL_WEIGHTS = 3, 4, 5  # purpose codes of a run's generators (1: embeddings, 2: bigrams)
 

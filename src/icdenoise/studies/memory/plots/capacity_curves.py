@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import matplotlib as mpl
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 MAP_TITLES = {"injective": "f injective (M = N)", "binary": "f binary (M = 2)", "few": "few outputs (M = {outputs})"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....plotting import start_figure
-from .capacity_curves import map_title
+from icdenoise.records.figures import start_figure
+from icdenoise.studies.memory.plots.capacity_curves import map_title
 
 FIT_COLOUR, SLIDES_COLOUR = "#1f77b4", "#d62728"
 

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ....plotting import start_figure
-from .capacity_curves import map_title
+from icdenoise.records.figures import start_figure
+from icdenoise.studies.memory.plots.capacity_curves import map_title
 
 MEMORY_STYLE = {
     "hebbian": {"color": "#1f77b4", "marker": "o", "label": "Hebbian Σ u_f(z) e_zᵀ"},

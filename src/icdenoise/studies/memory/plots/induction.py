@@ -6,7 +6,7 @@ step at which each probe is learned."""
 
 from __future__ import annotations
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 SLIDES_ACCURACY = {1: 0.55, 2: 0.99}  # slide 16: "1-layer transformer fails: ∼55%", "2-layer ... succeeds: ∼99%"
 LAYERS_COLOR = {1: "#ff7f0e", 2: "#1f77b4"}

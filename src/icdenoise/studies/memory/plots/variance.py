@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ....plotting import start_figure
-from .capacity_curves import d_colours
+from icdenoise.records.figures import start_figure
+from icdenoise.studies.memory.plots.capacity_curves import d_colours
 
 OUTPUT_TITLES = {"correct": "y = f(z)", "wrong": "y ≠ f(z)"}
 MAP_NAMES = {"injective": "injective", "binary": "binary", "few": "few outputs"}

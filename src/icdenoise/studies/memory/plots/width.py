@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 MEMORY_STYLE = {"low_rank": {"color": "#1f77b4", "marker": "o", "label": "low rank W₁ᵀW₂, one step"},
                 "mlp": {"color": "#ff7f0e", "marker": "s", "label": "MLP W₁σ(W₂ᵀe), trained"}}

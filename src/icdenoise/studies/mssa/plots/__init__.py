@@ -1,8 +1,2 @@
-"""The mssa study's figures, by name: each takes its tables keyed by file name and draws."""
-
-from .regression import render as regression
-from .snr import render as snr
-from .sweep import render as sweep
-from .training import render as training
-
-FIGURES = {"snr": snr, "sweep": sweep, "regression": regression, "training": training}
+"""The mssa study's drawings, one module per figure: `render(tables, **settings)` draws from the figure's
+tables (input name → DataFrame) only, and each module's own imports are the figure's code input."""

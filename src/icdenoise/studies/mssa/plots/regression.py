@@ -3,7 +3,7 @@ trained models (mean over seeds, band min-max) and the least-squares, ridge and 
 
 from __future__ import annotations
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 MODEL_STYLE = {"mssa": {"color": "#1f77b4", "label": "AoT-MSSA (attention only)"},
                "mhsa": {"color": "#2ca02c", "label": "AoT-MHSA (attention only)"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 PHI_STYLE = {"thresholded": {"color": "#1f77b4", "label": "φ = τ·1{softmax > τ} (Theorem 3.1)"},
              "softmax": {"color": "#d62728", "label": "φ = softmax"}}

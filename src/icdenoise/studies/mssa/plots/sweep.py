@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import matplotlib as mpl
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 FACTOR_LABEL = {"eta": "η", "p": "p", "delta": "δ"}
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ....plotting import start_figure
-from .regression import MODEL_STYLE
+from icdenoise.records.figures import start_figure
+from icdenoise.studies.mssa.plots.regression import MODEL_STYLE
 
 
 def render(tables):

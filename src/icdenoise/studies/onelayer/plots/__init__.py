@@ -1,0 +1,2 @@
+"""The onelayer study's drawings, one module per figure: `render(tables, **settings)` draws from the figure's
+tables (input name → DataFrame) only, and each module's own imports are the figure's code input."""

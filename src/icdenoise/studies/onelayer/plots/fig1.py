@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ....plotting import BAYES_COLOR, model_style, start_figure
+from icdenoise.records.figures import BAYES_COLOR, model_style, start_figure
 
 KIND_STYLE = {
     "context": {"color": "#555555", "marker": "o", "s": 6, "label": "context tokens"},
@@ -41,7 +41,9 @@ def draw_surface(ax, points: pd.DataFrame, case_task: str) -> None:
         ax.plot(circle[:, 0], circle[:, 1], circle[:, 2], color="#2ca02c", linewidth=0.5, alpha=0.6)
 
 
-def render(table: pd.DataFrame, tasks: dict[str, str]):
+def render(tables: dict[str, pd.DataFrame], tasks: dict[str, str]):
+    """One 3-D panel per case of tables["points"]; `tasks`: case → its task."""
+    table = tables["points"]
     cases = list(dict.fromkeys(table["case"]))
     figure = start_figure(figsize=(5 * len(cases), 5))[0]
     figure.clf()

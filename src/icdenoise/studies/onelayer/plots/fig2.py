@@ -7,12 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ....plotting import start_figure
-from .fig1 import KIND_STYLE, draw_surface, scatter_points
+from icdenoise.records.figures import start_figure
+from icdenoise.studies.onelayer.plots.fig1 import KIND_STYLE, draw_surface, scatter_points
 
 
-def render(table: pd.DataFrame, case: str):
-    """The case's prompt: P x̃, the Bayes estimate (its shrinkage read from the table), eq. 10 and the model."""
+def render(tables: dict[str, pd.DataFrame], case: str):
+    """The case's prompt of tables["points"]: P x̃, the Bayes estimate (its shrinkage read from the table),
+    eq. 10 and the model."""
+    table = tables["points"]
     points = table[table["case"] == case]
     shrinkage = points["shrinkage"].iloc[0]
     figure = start_figure(figsize=(7, 6))[0]

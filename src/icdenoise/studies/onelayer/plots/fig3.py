@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ....plotting import BAYES_COLOR, model_style, start_figure
-from ..training_summary import baseline_mse
+from icdenoise.records.figures import BAYES_COLOR, model_style, start_figure
 
-def _loss_panel(ax, losses: pd.DataFrame, bayes: pd.DataFrame, summary: pd.DataFrame, case: str, models: list[str]) -> None:
+
+def _loss_panel(ax, losses: pd.DataFrame, summary: pd.DataFrame, case: str, models: list[str]) -> None:
     for model in models:
         style = model_style(model)
         frame = losses[(losses["case"] == case) & (losses["model"] == model)]
@@ -21,9 +21,10 @@ def _loss_panel(ax, losses: pd.DataFrame, bayes: pd.DataFrame, summary: pd.DataF
                 marker=style["marker"], markevery=max(1, len(curve) // 12), markersize=4,
                 label=f"{style['label']} ({split})",
             )
-    ax.axhline(baseline_mse(bayes, case, "zero"), color="grey", linestyle="--", linewidth=1, label="zero predictor")
-    ax.axhline(baseline_mse(bayes, case, "oracle"), color=BAYES_COLOR, linewidth=1.5, label="Bayes optimum")
-    point_masses = baseline_mse(bayes, case, "oracle_point_masses")
+    baselines = summary[summary["case"] == case].iloc[0]
+    ax.axhline(baselines["zero_mse"], color="grey", linestyle="--", linewidth=1, label="zero predictor")
+    ax.axhline(baselines["bayes_mse"], color=BAYES_COLOR, linewidth=1.5, label="Bayes optimum")
+    point_masses = baselines["point_masses_mse"]
     if np.isfinite(point_masses):
         ax.axhline(point_masses, color="grey", linewidth=1, label="Bayes, σ0→0 (eq. 8)")
     ratios = summary[summary["case"] == case].groupby("model")["test_over_bayes"].mean()
@@ -47,20 +48,19 @@ def heatmap(ax, weights: pd.DataFrame, title: str) -> None:
 
 
 def render(
-    weights: pd.DataFrame,
-    losses: pd.DataFrame,
-    bayes: pd.DataFrame,
-    summary: pd.DataFrame,
+    tables: dict[str, pd.DataFrame],
     cases: list[str],
     models: list[str],
     representative_seed: int,
     initial_weights_cases: list[str],
     title: str = "Figure 3",
 ):
-    """Panel (a) per case: mean loss over seeds with min–max band, zero and Bayes lines.
-    The loss panels quote the mean over seeds of final test MSE / Bayes MSE from `summary`.
+    """From tables weights, losses and summary (Figure 3's table). Panel (a) per case: mean loss over
+    seeds with min–max band, zero and Bayes lines. The loss panels quote the mean over seeds of final
+    test MSE / Bayes MSE from the summary.
     Panel (b): final W_KQ, W_PV of each model for `representative_seed`, and the initial weights
     (identical for both models: they depend on the seed only) for `initial_weights_cases`."""
+    weights, losses, summary = tables["weights"], tables["losses"], tables["summary"]
     heatmaps = 2 * len(models) + (2 if initial_weights_cases else 0)
     figure, axes = start_figure(
         len(cases), 1 + heatmaps, figsize=(4.5 + 2.3 * heatmaps, 3.2 * len(cases)),
@@ -68,7 +68,7 @@ def render(
     )
     seed_weights = weights[weights["seed"] == representative_seed]
     for row, case in enumerate(cases):
-        _loss_panel(axes[row, 0], losses, bayes, summary, case, models)
+        _loss_panel(axes[row, 0], losses, summary, case, models)
         panels = [
             (model, "final", matrix, f"{matrix} final ({model})") for model in models for matrix in ("W_KQ", "W_PV")
         ]

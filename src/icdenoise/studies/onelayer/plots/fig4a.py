@@ -7,12 +7,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
-from ....plotting import BAYES_COLOR, model_style, PLUGIN_COLOR, start_figure
+from icdenoise.records.figures import BAYES_COLOR, model_style, PLUGIN_COLOR, start_figure
 
 
-def render(table: pd.DataFrame, baselines: pd.DataFrame, fit: pd.DataFrame):
-    """Top: γ against L with γ*. Middle: best test MSE/n with the Bayes and eq. 10 lines.
-    Bottom: log–log excess over Bayes with the fitted power law."""
+def render(tables: dict[str, pd.DataFrame]):
+    """From tables sweep, baselines and fit. Top: γ against L with γ*. Middle: best test MSE/n with the
+    Bayes and eq. 10 lines. Bottom: log–log excess over Bayes with the fitted power law."""
+    table, baselines, fit = tables["sweep"], tables["baselines"], tables["fit"]
     figure, (top, middle, bottom) = start_figure(3, 1, figsize=(5.5, 9), sharex=False)
     gamma_star = table["gamma_star"].iloc[0]
     by_length = table.groupby("L")

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from ....plotting import BAYES_COLOR, ZERO_COLOR, start_figure
+from icdenoise.records.figures import BAYES_COLOR, ZERO_COLOR, start_figure
 
 LENGTH_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b"]
 
 
-def render(table):
-    """y = MSE·n/d' against d' per evaluation length (mean and min–max over seeds); the untrained
-    models in grey; the Bayes line σ0²σ_z²/(σ0²+σ_z²) and the zero predictor σ0²."""
+def render(tables):
+    """From tables["shift"]: y = MSE·n/d' against d' per evaluation length (mean and min–max over seeds);
+    the untrained models in grey; the Bayes line σ0²σ_z²/(σ0²+σ_z²) and the zero predictor σ0²."""
+    table = tables["shift"]
     figure, ax = start_figure(figsize=(8, 4))
     references = {"bayes": table["bayes_loss_per_dim"].iloc[0], "zero": table["zero_loss_per_dim"].iloc[0]}
     trained_dim = int(table["training_d"].iloc[0])

@@ -6,13 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ....plotting import BAYES_COLOR, start_figure
+from icdenoise.records.figures import BAYES_COLOR, start_figure
 
 TRAJECTORY_COLORS = ["#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#17becf"]
 
 
-def render(grid: pd.DataFrame, points: pd.DataFrame, steps: pd.DataFrame):
-    """Left: one step (the attention output). Middle: `iterations` steps. Right: MSE/n against k."""
+def render(tables: dict[str, pd.DataFrame]):
+    """From tables grid, points and steps. Left: one step (the attention output). Middle: `iterations`
+    steps. Right: MSE/n against k."""
+    grid, points, steps = tables["grid"], tables["points"], tables["steps"]
     figure, axes = start_figure(1, 3, figsize=(16, 4.8), gridspec_kw={"width_ratios": [1, 1, 1.1]}, layout="constrained")
     size = int(round(np.sqrt(len(grid))))
     xs, ys = (grid[c].to_numpy().reshape(size, size) for c in ("x", "y"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ....plotting import start_figure
+from icdenoise.records.figures import start_figure
 
 MARKERS = {
     "heuristic": {"color": "#2ca02c", "marker": "o", "label": "heuristic α = 1, β = 1/σ_z²"},
@@ -15,7 +15,9 @@ MARKERS = {
 }
 
 
-def render(table: pd.DataFrame, cases: list[str]):
+def render(tables: dict[str, pd.DataFrame], cases: list[str]):
+    """One landscape per case of tables["landscapes"] (every case's scan, stacked)."""
+    table = tables["landscapes"]
     figure, axes = start_figure(1, len(cases), figsize=(5.6 * len(cases), 4.6), squeeze=False)
     for ax, case in zip(axes[0], cases):
         mine = table[table["case"] == case]

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ....plotting import start_figure
-from .fig3 import heatmap
+from icdenoise.records.figures import start_figure
+from icdenoise.studies.onelayer.plots.fig3 import heatmap
 
 
-def render(matrices: pd.DataFrame, similarity: pd.DataFrame, models: list[str], representative_seed: int,
-           epochs: int, context_length: int):
+def render(tables: dict[str, pd.DataFrame], models: list[str], representative_seed: int, epochs: int, context_length: int):
+    """From tables matrices and similarity: A and the optimal structures, then each model's learned weights."""
+    matrices, similarity = tables["matrices"], tables["similarity"]
     figure, axes = start_figure(1 + len(models), 3, figsize=(10, 3.2 * (1 + len(models))), squeeze=False)
     for ax, panel, label in zip(axes[0], ["A", "optimal W_PV ∝ A⁻¹", "optimal W_KQ ∝ (AAᵀ)⁻¹"], ["(a) ", "(b) ", "(b) "]):
         heatmap(ax, matrices[matrices["panel"] == panel], label + panel)

@@ -1,0 +1,264 @@
+"""Training an ensemble model on one dataset, whatever its architecture (protocol: Figs 3, 4a, 7).
+
+Adam on a per-seed loss (the per-coordinate MSE, torch's MSELoss, i.e. eq. 9 divided by batch size
+and n), summed over seeds, with the learning rate multiplied by `lr_decay_factor` at
+each fraction of the epochs in `lr_decay_at`. Seeds vary the weight initialisation and the
+minibatch order; the dataset is the same for all of them. The loss on the full train and test
+sets is recorded at step 0 and then every `record_every` optimiser steps.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from icdenoise.maths.adam import Adam
+from icdenoise.maths.models import EnsembleModel
+from icdenoise.maths.scoring import squared_error_per_seed
+from icdenoise.maths.seeding import seed_generators
+
+log = logging.getLogger(__name__)
+
+
+class TrainingDiverged(FloatingPointError):
+    """A recorded loss is NaN or infinite: the run names the seeds and the step."""
+
+
+@dataclass(frozen=True)
+class TrainingSettings:
+    epochs: int
+    batch_size: int
+    lr: float
+    lr_decay_at: tuple[float, ...]
+    lr_decay_factor: float
+    record_every: int
+
+    @classmethod
+    def from_config(cls, training: dict, epochs: int) -> "TrainingSettings":
+        return cls(
+            epochs=epochs,
+            batch_size=training["batch_size"],
+            lr=training["lr"],
+            lr_decay_at=tuple(training["lr_decay_at"]),
+            lr_decay_factor=training["lr_decay_factor"],
+            record_every=training["record_every"],
+        )
+
+    def decay_epochs(self) -> list[int]:
+        """Epochs after which the learning rate drops, e.g. 80 and 90 of 100."""
+        return [int(round(fraction * self.epochs)) for fraction in self.lr_decay_at]
+
+
+@dataclass(frozen=True)
+class Split:
+    """Context (N, L, n), query and target of one split, as torch tensors."""
+
+    context: torch.Tensor
+    query: torch.Tensor
+    target: torch.Tensor
+
+    def to(self, device: torch.device) -> "Split":
+        context = self.context.to(device)
+        query = context if self.query is self.context else self.query.to(device)
+        return Split(context, query, self.target.to(device))
+
+
+def minibatch_orders(seeds: list[int], n_train: int, epochs: int) -> np.ndarray:
+    """(S, epochs, n_train) shuffled prompt indices, one permutation per seed and epoch."""
+    orders = []
+    for seed in seeds:
+        _, order_rng = seed_generators(seed)
+        orders.append(np.stack([order_rng.permutation(n_train) for _ in range(epochs)]))
+    return np.stack(orders)
+
+
+RECORD_BLOCK_BYTES = 2**20  # on the CPU, a recorded loss runs over blocks of prompts with at most this many bytes of features
+RECORD_SCORES_BYTES = 2**22  # ... and of per-seed intermediates, one row of features per seed (see recorded_loss)
+
+
+def recorded_loss(model: EnsembleModel, features: torch.Tensor, query: torch.Tensor, target: torch.Tensor,
+                  device: torch.device) -> torch.Tensor:
+    """(S,): every seed's MSE per coordinate over all the prompts of a split.
+
+    On the CPU it runs over blocks of prompts small enough for a core's cache, so that a block's
+    features and scores are still cached when they are mixed and reduced, and weights the block
+    means by their sizes: a different float summation order than one pass (about 1e-7 relative).
+    A prompt's per-seed intermediate is taken as one row of its features (L scores for a softmax
+    model's n × L features); with many seeds, as when snapshots are scored together, these limit the block.
+    The softmax model's fused attention never writes its scores out, and ran as fast with blocks 1 to 10 times larger.
+    """
+    prompts = features.shape[0]
+    if device.type != "cpu":
+        return squared_error_per_seed(model(features, query), target)
+    feature_bytes = features[0].numel() * features.element_size()
+    intermediate_bytes = model.ensemble_size * feature_bytes // features.shape[1]
+    size = max(1, min(RECORD_BLOCK_BYTES // feature_bytes, RECORD_SCORES_BYTES // intermediate_bytes))
+    total = torch.zeros((), dtype=features.dtype, device=device)
+    for start in range(0, prompts, size):
+        block = slice(start, min(start + size, prompts))
+        block_loss = squared_error_per_seed(model(features[block], query[block]), target[block])
+        total = total + block_loss * ((block.stop - start) / prompts)
+    return total
+
+
+class MinibatchGather:
+    """A minibatch of some per-prompt tensors: values[index] for an index of any shape, e.g. (S, B)
+    for every seed's minibatch or (B,) for one seed's.
+
+    One contiguous index_select per tensor, written into buffers reused from call to call (one set
+    per index shape): advanced indexing with the strided (S, B) index, or a fresh tensor of S·B
+    contexts each step (its pages faulted in anew), makes the gather slower than the step's
+    arithmetic on the CPU. A buffer is overwritten only by the next call of the same shape, after the
+    gradients that read it have been computed.
+    """
+
+    def __init__(self, *sources: torch.Tensor):
+        self.sources = sources
+        self.buffers: dict[tuple[int, ...], tuple[torch.Tensor, ...]] = {}
+
+    def __call__(self, index: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        flat = index.reshape(-1)
+        key = tuple(index.shape)
+        if key not in self.buffers:
+            self.buffers[key] = tuple(source.new_empty((flat.numel(), *source.shape[1:])) for source in self.sources)
+        return tuple(torch.index_select(source, 0, flat, out=buffer).view(*key, *source.shape[1:])
+                     for source, buffer in zip(self.sources, self.buffers[key]))
+
+
+class LossRecorder:
+    """The recorded losses of a run: every seed's MSE per coordinate on the full train and test splits, at
+    the steps `record` is called. A record snapshots the parameters; the snapshots are scored
+    `model.snapshots_per_pass` at a time (one stacked ensemble), so a record costs no pass of its own."""
+
+    def __init__(self, model: EnsembleModel, train: tuple[torch.Tensor, Split], test: tuple[torch.Tensor, Split],
+                 device: torch.device):
+        self.model, self.splits, self.device = model, (train, test), device  # splits: (prepared features, split)
+        self.steps: list[int] = []
+        self.losses: list[torch.Tensor] = []  # each (2, S): train, test
+        self.pending: list[dict[str, torch.Tensor]] = []  # snapshots of recorded steps not yet scored
+        self.checked = 0  # records already checked for finite values
+
+    def record(self, step: int) -> None:
+        self.steps.append(step)
+        self.pending.append(self.model.snapshot())
+        if len(self.pending) == self.model.snapshots_per_pass:
+            self.score_pending()
+
+    def score_pending(self) -> None:
+        if not self.pending:
+            return
+        model = self.model
+        scored = model if model.snapshots_per_pass == 1 else model.stacked(self.pending)  # with 1, pending holds the current parameters
+        with torch.no_grad():
+            values = torch.stack([
+                recorded_loss(scored, features, split.query, split.target, self.device).view(len(self.pending), -1)
+                for features, split in self.splits
+            ], dim=1)  # (snapshots, 2, S)
+        self.losses.extend(values.unbind(0))
+        self.pending.clear()
+
+    def first_non_finite(self) -> tuple[int, list[bool]] | None:
+        """The step and the per-seed finiteness of the first non-finite record since the last call, or None.
+        Checking only when asked, not at every record, keeps a GPU from waiting for the host every few steps."""
+        self.score_pending()
+        if self.checked == len(self.losses):
+            return None
+        finite = torch.isfinite(torch.stack(self.losses[self.checked:])).all(dim=1).cpu()  # (records, S)
+        first_unchecked, self.checked = self.checked, len(self.losses)
+        if bool(finite.all()):
+            return None
+        first = int((~finite).any(dim=1).nonzero()[0, 0])
+        return self.steps[first_unchecked + first], finite[first].tolist()
+
+    def table(self, seeds: list[int], steps_per_epoch: int) -> pd.DataFrame:
+        """Long format: seed, step, epoch (fractional: step / steps per epoch), split (train|test), mse."""
+        values = torch.stack(self.losses).cpu().double().numpy()  # (records, 2, S)
+        record_index, split_index, seed_index = np.meshgrid(*(np.arange(k) for k in values.shape), indexing="ij")
+        steps = np.asarray(self.steps)[record_index.ravel()]
+        return pd.DataFrame({
+            "seed": np.asarray(seeds)[seed_index.ravel()],
+            "step": steps,
+            "epoch": steps / steps_per_epoch,
+            "split": np.array(["train", "test"])[split_index.ravel()],
+            "mse": values.ravel(),
+        })
+
+
+def check_finite(recorder: LossRecorder, run: str, seeds: list[int], steps_per_epoch: int) -> None:
+    """Raise TrainingDiverged at the first non-finite record since the last check, naming the seeds and the step."""
+    found = recorder.first_non_finite()
+    if found is not None:
+        step, finite = found
+        diverged = [seed for seed, ok in zip(seeds, finite) if not ok]
+        raise TrainingDiverged(f"{run}: the loss of seed(s) {diverged} is not finite at step {step} "
+                               f"(epoch {step / steps_per_epoch:.2f}); lower the learning rate or check the data")
+
+
+def train_step(model: EnsembleModel, optimizer: Adam, minibatch: MinibatchGather, index: torch.Tensor) -> None:
+    """One Adam step of every seed on its own minibatch (`index`: (S, B) prompt indices) of the mean loss."""
+    optimizer.zero_grad()
+    model.set_minibatch_gradients(minibatch, index)
+    optimizer.step()
+
+
+def train_ensemble(
+    model: EnsembleModel,
+    train: Split,
+    test: Split,
+    seeds: list[int],
+    settings: TrainingSettings,
+    device: torch.device,
+    run: str = "training",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Train every seed's model on the same data; return (losses, weights) in long format.
+
+    `run` names the run in logs and errors. A non-finite recorded loss stops training with
+    TrainingDiverged, naming the run, the seeds and the step of the record (checked every tenth of the
+    epochs and at the end). losses: `LossRecorder.table`; weights: the model's `to_frame` of the
+    initial and the final parameters.
+    """
+    n_train = train.context.shape[0]
+    initial = model.to_frame(seeds, "initial")
+    model = model.to(device)
+    train, test = train.to(device), test.to(device)
+    train_features = model.prepare(train.context)
+    recorder = LossRecorder(model, (train_features, train), (model.prepare(test.context), test), device)
+    optimizer = Adam(model.parameters(), lr=settings.lr)
+    decays = Counter(settings.decay_epochs())  # epoch → how many decays fall on it (MultiStepLR's milestones)
+    # (epochs, S, n_train): a step's (S, B) block of indices, flattened, is one contiguous index_select
+    # (advanced indexing with a strided (S, B) index gathers several times slower on the CPU)
+    orders = torch.as_tensor(minibatch_orders(seeds, n_train, settings.epochs).transpose(1, 0, 2).copy(), device=device)
+    steps_per_epoch = math.ceil(n_train / settings.batch_size)
+    minibatch = MinibatchGather(train_features, train.query, train.target)
+
+    started = time.perf_counter()
+    step = 0
+    recorder.record(step)
+    for epoch in range(settings.epochs):
+        for batch in range(steps_per_epoch):
+            train_step(model, optimizer, minibatch, orders[epoch, :, batch * settings.batch_size : (batch + 1) * settings.batch_size])
+            step += 1
+            if step % settings.record_every == 0:
+                recorder.record(step)
+        if epoch + 1 in decays:
+            optimizer.decay(settings.lr_decay_factor ** decays[epoch + 1])
+        if (epoch + 1) % max(1, settings.epochs // 10) == 0 or epoch + 1 == settings.epochs:
+            check_finite(recorder, run, seeds, steps_per_epoch)
+            train_loss, test_loss = recorder.losses[-1]
+            log.info(
+                "%s: epoch %d/%d, step %d, mean over %d seeds: train loss %.4f, test loss %.4f (%.1fs)",
+                run, epoch + 1, settings.epochs, step, len(seeds),
+                train_loss.mean().item(), test_loss.mean().item(), time.perf_counter() - started,
+            )
+    if step % settings.record_every != 0:
+        recorder.record(step)
+    check_finite(recorder, run, seeds, steps_per_epoch)
+    weights = pd.concat([initial, model.to_frame(seeds, "final")], ignore_index=True)
+    return recorder.table(seeds, steps_per_epoch), weights

@@ -1,0 +1,312 @@
+"""Configuration: loading, the JSON schema, and the checks that relate several keys.
+
+The schema is `workflow/schemas/config.schema.yaml` (the shared blocks and ``studies``) plus, for each
+study the config's ``studies`` block names, its ``workflow/schema.yaml`` (icdenoise.pipeline.registry),
+inserted as the property named after the study. `validate_config` reports every problem at once, each
+naming the offending key by its dotted path and saying what is allowed: the ``studies`` block, then
+non-finite numbers, the schema's problems (integers must be integers: 4.0 is refused), the cross-key
+checks of the shared blocks and of every study, the device, and a pre-flight estimate of the largest
+job's memory. It returns the loaded studies.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from icdenoise.maths.architectures import DENOISES
+from icdenoise.maths.corruptions import CORRUPTIONS
+from icdenoise.pipeline.cluster import SHARED_DEVICES
+from icdenoise.pipeline.registry import RegistryError, Run, Study, load_studies, shared_and_study
+
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it: the schema loads ~5× faster
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message lists every problem found."""
+
+
+def load_yaml(path: str | Path) -> dict:
+    """A YAML file's content; a syntax error becomes a ConfigError naming the file and the line."""
+    try:
+        with open(path) as handle:
+            return yaml.load(handle, Loader=SAFE_LOADER)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} not found") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        raise ConfigError(f"{where}: not valid YAML ({getattr(error, 'problem', None) or error})") from None
+
+
+def load_schema(schema_dir: str | Path, studies: dict[str, Study] | None = None) -> dict:
+    """The core schema (config.schema.yaml in `schema_dir`) with each study's schema inserted as the
+    property named after the study. A study's file holds ``{<study>: <schema>, $defs: {...}}``; its
+    $defs join the core's."""
+    schema = load_yaml(Path(schema_dir) / "config.schema.yaml")
+    for name, study in (studies or {}).items():
+        block = load_yaml(study.schema)
+        for definition, value in block.pop("$defs", {}).items():
+            if definition in schema["$defs"]:
+                raise ValueError(f"{study.schema}: $defs.{definition} is already defined by another schema file")
+            schema["$defs"][definition] = value
+        if list(block) != [name]:
+            raise ValueError(f"{study.schema}: holds {', '.join(block)} (allowed: the one property {name})")
+        schema["properties"][name] = block[name]
+        schema["required"].append(name)
+    return schema
+
+
+def _dotted(path) -> str:
+    return ".".join(str(part) for part in path) or "<top level>"
+
+
+def _allowed(error: jsonschema.ValidationError) -> str:
+    """A short statement of what the schema allows at the failing key."""
+    schema = error.schema
+    if error.validator == "additionalProperties":
+        return "allowed keys: " + ", ".join(sorted(schema.get("properties", {})))
+    if "enum" in schema:
+        return "allowed values: " + ", ".join(map(str, schema["enum"]))
+    if error.validator == "required":
+        return "required keys: " + ", ".join(schema["required"])
+    bounds = [
+        f"{symbol} {schema[key]:g}" if isinstance(schema[key], float) else f"{symbol} {schema[key]}"
+        for key, symbol in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<"))
+        if key in schema
+    ]
+    kind = schema.get("type")
+    text = " and ".join(bounds)
+    return f"allowed: {kind} {text}".rstrip() if kind or text else ""
+
+
+def _strict_integer(checker, instance) -> bool:
+    """An integer is an int, not a float with no fractional part (4.0) and not a bool."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+VALIDATOR = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _strict_integer),
+)
+
+
+def nonfinite_problems(node, path: tuple = ()) -> list[str]:
+    """Every NaN or ±inf in the config, by key: no job ever sees one."""
+    if isinstance(node, dict):
+        return [problem for key, value in node.items() for problem in nonfinite_problems(value, (*path, key))]
+    if isinstance(node, list):
+        return [problem for index, value in enumerate(node) for problem in nonfinite_problems(value, (*path, index))]
+    if isinstance(node, float) and not math.isfinite(node):
+        return [f"{_dotted(path)}: {node} is not a finite number (allowed: a finite number)"]
+    return []
+
+
+def schema_problems(config: dict, schema: dict) -> list[str]:
+    validator = VALIDATOR(schema)
+    problems = []
+    for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
+        key = _dotted(error.absolute_path)
+        allowed = _allowed(error)
+        problems.append(f"{key}: {error.message}" + (f" ({allowed})" if allowed else ""))
+    return problems
+
+
+def all_runs(config: dict, studies: dict[str, Study]) -> set[Run]:
+    """Every training run: those the studies' figures need and the leaderboard's extra runs."""
+    runs = {run for study in studies.values() for run in study.runs(config)}
+    extra = config["leaderboard"]["extra_runs"]
+    return runs | {Run(case, model, config["cases"][case]["L"]) for case, models in extra.items() for model in models if case in config["cases"]}
+
+
+def _case_problems(name: str, block: dict) -> list[str]:
+    key, task = f"cases.{name}", block["task"]
+    if task == "linear" and block["d"] > block["n"]:
+        return [f"{key}.d: {block['d']} exceeds {key}.n = {block['n']} (allowed: 1 ≤ d ≤ n)"]
+    if task == "sphere" and block["d"] + 1 > block["n"]:
+        return [f"{key}.d: {block['d']} needs a {block['d'] + 1}-dim subspace but {key}.n = {block['n']} (allowed: 1 ≤ d ≤ n − 1)"]
+    if task == "mixture" and any(len(centre) != block["n"] for centre in block["centres"]):
+        return [f"{key}.centres: every centre needs {key}.n = {block['n']} coordinates"]
+    if task == "gmm" and block["K"] > block["L"]:
+        return [f"{key}.K: {block['K']} exceeds {key}.L = {block['L']} (allowed: K ≤ L)"]
+    corruption = block["corruption"]["kind"]
+    if (task == "low_rank_mixture") != (corruption == "off_subspace"):
+        return [f"{key}.corruption.kind: {corruption!r} with task {task!r} (allowed: off_subspace exactly with task low_rank_mixture)"]
+    if task == "low_rank_mixture" and block["K"] * block["p"] > block["n"]:
+        return [f"{key}.p: K·p = {block['K'] * block['p']} orthogonal directions exceed {key}.n = {block['n']} (allowed: K·p ≤ n)"]
+    if task == "low_rank_mixture" and block["K"] > block["L"]:
+        return [f"{key}.K: {block['K']} exceeds {key}.L = {block['L']} (allowed: K ≤ L, a token per subspace)"]
+    return []
+
+
+def _run_problems(config: dict, studies: dict[str, Study]) -> list[str]:
+    """Every run names a configured case and model, the model denoises the case's corruption, and
+    the case has its number of epochs."""
+    cases, models, epochs = config["cases"], config["models"], config["training"]["epochs"]
+    problems = []
+    for case, run_models in config["leaderboard"]["extra_runs"].items():
+        if case not in cases:
+            problems.append(f"leaderboard.extra_runs.{case}: not configured under cases (configured: {', '.join(cases)})")
+        problems += [f"leaderboard.extra_runs.{case}: {model!r} is not configured under models" for model in run_models if model not in models]
+    for case, model, _ in sorted(all_runs(config, studies)):
+        if case not in cases or model not in models:
+            continue
+        corruption, architecture = cases[case]["corruption"]["kind"], models[model]["architecture"]
+        if corruption not in DENOISES[architecture]:
+            problems.append(f"models.{model}: a {architecture} model cannot denoise case {case!r} with {corruption} corruption "
+                            f"(allowed: {', '.join(sorted(DENOISES[architecture]))})")
+        if case not in epochs:
+            problems.append(f"training.epochs.{case}: missing (case {case!r} is trained)")
+    return sorted(set(problems), key=problems.index)
+
+
+def _shared_block_problems(config: dict) -> list[str]:
+    problems = [problem for name, block in config["cases"].items() for problem in _case_problems(name, block)]
+    dataset, training, evaluation = config["dataset"], config["training"], config["evaluation"]
+    if dataset["n_train"] >= dataset["n_prompts"]:
+        problems.append(
+            f"dataset.n_train: {dataset['n_train']} leaves no test prompts out of dataset.n_prompts = "
+            f"{dataset['n_prompts']} (allowed: n_train < n_prompts)"
+        )
+    if training["batch_size"] > dataset["n_train"]:
+        problems.append(f"training.batch_size: {training['batch_size']} exceeds dataset.n_train = {dataset['n_train']}")
+    decay = training["lr_decay_at"]
+    if list(decay) != sorted(set(decay)):
+        problems.append(f"training.lr_decay_at: {decay} must be strictly increasing")
+    if evaluation["seed"] == dataset["seed"]:
+        problems.append(
+            f"evaluation.seed: {evaluation['seed']} equals dataset.seed, so the 'fresh' prompts would repeat the dataset "
+            "(allowed: any other seed)"
+        )
+    return problems
+
+
+def relation_problems(config: dict, studies: dict[str, Study]) -> list[str]:
+    """Constraints between keys that a JSON schema cannot express. Each group of checks runs on its own:
+    a group that cannot run because its keys are malformed is skipped (the schema has named them)."""
+    checks = [_shared_block_problems, *(study.problems for study in studies.values()), lambda config: _run_problems(config, studies)]
+    problems = []
+    for check in checks:
+        try:
+            problems += check(config)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            continue
+    return problems
+
+
+def device_problems(config: dict, studies: dict[str, Study], local_execution: bool) -> list[str]:
+    """A device key set to `cuda` (training.device, or a study's, `Study.devices`) needs a GPU that torch
+    sees, when jobs run on this machine (a cluster's login node has none, and its GPU jobs ask the
+    scheduler for one). Only then is torch asked, in a child interpreter: this process never imports it."""
+    keys = [key for key in device_keys(studies).values() if setting(config, key) == "cuda"]
+    if not keys or not local_execution:
+        return []
+    answer = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"], capture_output=True,
+                            text=True)
+    if answer.stdout.strip() == "True":
+        return []
+    return [f"{key}: cuda, but torch sees no CUDA GPU on this machine (allowed here: auto or cpu)" for key in dict.fromkeys(keys)]
+
+
+def device_keys(studies: dict[str, Study]) -> dict[str, str]:
+    """Rule → the config key of its device setting, for every rule whose jobs can use a GPU."""
+    return shared_and_study(SHARED_DEVICES, studies, "devices")
+
+
+def setting(config: dict, key: str):
+    """The value at a dotted key of the config."""
+    node = config
+    for part in key.split("."):
+        node = node[part]
+    return node
+
+
+def memory_problems(config: dict, studies: dict[str, Study], available_mb: float) -> list[str]:
+    """The largest job's estimated peak memory must fit in `available_mb`."""
+    from icdenoise.pipeline.resources import largest_job
+
+    job = largest_job(config, all_runs(config, studies))
+    if job.megabytes <= available_mb:
+        return []
+    return [f"{job.job}: needs an estimated {job.megabytes:,.0f} MB of memory, more than this machine's {available_mb:,.0f} MB "
+            "(allowed: fewer prompts, a shorter L or a smaller n, or evaluation.chunk_size for the evaluations)"]
+
+
+def registered_studies(config: dict, schema: dict) -> dict[str, Study]:
+    """The studies the config names, loaded; a malformed ``studies`` block (checked against its part of
+    the core `schema`) or a study that cannot be loaded is a ConfigError naming its key."""
+    part = {"type": "object", "required": ["studies"], "properties": {"studies": schema["properties"]["studies"]}}
+    problems = schema_problems({key: value for key, value in config.items() if key == "studies"}, part)
+    if not problems:
+        try:
+            return load_studies(config["studies"])
+        except RegistryError as error:
+            problems = [str(error)]
+    listing = "\n".join(f"  - {problem}" for problem in problems)
+    raise ConfigError(f"invalid configuration ({len(problems)} problem{'s' * (len(problems) > 1)}):\n{listing}")
+
+
+def validate_config(config: dict, schema_dir: str | Path, local_execution: bool = False,
+                    available_mb: float | None = None) -> dict[str, Study]:
+    """Raise ConfigError naming every bad key, or return the config's studies if `config` is valid.
+
+    schema_dir: the folder of config.schema.yaml; local_execution: jobs run on this machine (check the
+    device); available_mb: this machine's memory (check the largest job against it)."""
+    studies = registered_studies(config, load_schema(schema_dir))
+    problems = nonfinite_problems(config) + schema_problems(config, load_schema(schema_dir, studies))
+    problems += relation_problems(config, studies)
+    if not problems:
+        problems += device_problems(config, studies, local_execution)
+        if available_mb is not None:
+            problems += memory_problems(config, studies, available_mb)
+    problems = list(dict.fromkeys(problems))
+    if problems:
+        listing = "\n".join(f"  - {problem}" for problem in problems)
+        raise ConfigError(f"invalid configuration ({len(problems)} problem{'s' * (len(problems) > 1)}):\n{listing}")
+    return studies
+
+
+def config_sources(configfiles, config: dict, workdir: Path) -> dict:
+    """The config files a run merged, with their content hashes, and the digest of the merged config:
+    what a ledger and the report say they were built from."""
+    from icdenoise.records.artifacts import config_digest, sha256_file
+
+    files = []
+    for path in map(Path, configfiles):
+        shown = path.resolve().relative_to(workdir.resolve()) if path.resolve().is_relative_to(workdir.resolve()) else path
+        files.append({"file": str(shown), "sha256": sha256_file(path)})
+    return {"files": files, "merged_sha256": config_digest(config)}
+
+
+def built_config_problems(tables, merged_sha256: str) -> list[str]:
+    """For `snakemake --report`: every given table must have been written under the config given now."""
+    from icdenoise.records.artifacts import read_metadata
+
+    problems = []
+    for table in map(Path, tables):
+        if table.is_file():
+            built = read_metadata(table).get("config_sha256")
+            if built != merged_sha256:
+                sources = read_metadata(table)["params"]["params"].get("config_sources", {})
+                names = " + ".join(entry["file"] for entry in sources.get("files", [])) or "another config"
+                problems.append(f"{table}: built from {names} (merged config {str(built)[:12]}), not from the config given now "
+                                f"({merged_sha256[:12]}); give the same --configfile to --report, or rebuild")
+    return problems
+
+
+def registry_names(studies: dict[str, Study]) -> dict[str, set[str]]:
+    """The names the schema's enums must list: tasks, corruptions, model architectures and claims."""
+    from icdenoise.maths.tasks import TASKS
+
+    return {
+        "task": set(TASKS),
+        "corruption": set(CORRUPTIONS),
+        "architecture": set(DENOISES),
+        **{f"{name}.claims": set(study.claims) for name, study in studies.items()},
+    }

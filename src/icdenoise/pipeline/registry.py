@@ -1,0 +1,119 @@
+"""The study registry: which studies a run builds, read from the config's ``studies`` block.
+
+A study is a paper or a set of experiments on the common core. It is one Python package (the built-in
+ones are `icdenoise.studies.<name>`; any importable package will do) holding:
+
+- ``study.py``: ``STUDY = Study(...)``, the facts the shared code needs without running a job (below);
+- ``claims.py``: ``CLAIMS``, its claims registry (icdenoise.records.claims);
+- ``workflow/rules.smk``: its rules, written with the helpers of ``workflow/rules/common.smk``;
+- ``workflow/schema.yaml``: the JSON schema of its config block;
+- ``workflow/scripts/`` and ``workflow/report/``: its rule scripts and report captions.
+
+The config names it once, ``studies: {<name>: <package>}``, and holds its block under ``<name>``.
+Everything shared (rule all, job sizes, GPU requests, the leaderboard, the report's checks, the tests)
+is derived from the loaded studies; no shared file names a study. docs/architecture.md has the steps.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import NamedTuple
+
+from icdenoise.pipeline.resources import SizeModel
+
+
+class Run(NamedTuple):
+    """One training job of the shared stage: every seed of one model on one case's dataset at context length L."""
+
+    case: str
+    model: str
+    L: int
+
+
+def no_runs(config: dict) -> set[Run]:
+    """For studies that train nothing in the shared training stage."""
+    return set()
+
+
+@dataclass(frozen=True)
+class Study:
+    """What the shared code knows of a study without running one of its jobs.
+
+    name: its config block's key and its target rule; title: the heading of its ledger.
+    claims: claim id → icdenoise.records.claims.Claim (its ``claims.CLAIMS``).
+    runs: config → the shared-stage training runs its figures need (trained once, shared by all).
+    problems: config → problems between keys that its schema cannot express, each naming its key.
+    sizes: rule → the job-size model of that rule's jobs (icdenoise.pipeline.resources): what a
+        scheduler is asked for. Every rule of the study that is not local needs one.
+    devices: rule → the dotted config key of its device setting (auto, cpu, cuda), for each rule whose
+        jobs can use a GPU: they ask a cluster for one when it says so (icdenoise.pipeline.cluster).
+    """
+
+    name: str
+    title: str
+    claims: dict
+    runs: Callable[[dict], set[Run]] = no_runs
+    problems: Callable[[dict], list[str]] = lambda config: []
+    sizes: Mapping[str, SizeModel] = field(default_factory=dict)
+    devices: Mapping[str, str] = field(default_factory=dict)
+    package: str = ""  # set by `load_studies`: the package the config names
+    folder: Path = Path()  # set by `load_studies`: that package's directory
+
+    @property
+    def workflow(self) -> Path:
+        """The folder of its rules, schema, scripts and captions."""
+        return self.folder / "workflow"
+
+    @property
+    def rules(self) -> Path:
+        return self.workflow / "rules.smk"
+
+    @property
+    def schema(self) -> Path:
+        return self.workflow / "schema.yaml"
+
+    @property
+    def claims_module(self) -> str:
+        return f"{self.package}.claims"
+
+
+class RegistryError(ValueError):
+    """A study named in the config cannot be loaded; the message names the key."""
+
+
+def load_studies(named: Mapping[str, str]) -> dict[str, Study]:
+    """The studies of the config's ``studies`` block (name → package), in its order."""
+    studies = {}
+    for name, package in named.items():
+        key = f"studies.{name}"
+        try:
+            module = importlib.import_module(f"{package}.study")
+        except ImportError as error:
+            raise RegistryError(f"{key}: cannot import {package}.study ({error}); allowed: an importable package with a "
+                                "study.py (a package outside this one must be on PYTHONPATH)") from None
+        study = getattr(module, "STUDY", None)
+        if not isinstance(study, Study):
+            raise RegistryError(f"{key}: {package}.study defines no STUDY = Study(...)")
+        if study.name != name:
+            raise RegistryError(f"{key}: {package} registers the study {study.name!r} (allowed: name it {study.name!r} here)")
+        folder = Path(module.__file__).resolve().parent
+        study = replace(study, package=package, folder=folder)
+        for path in (study.rules, study.schema):
+            if not path.is_file():
+                raise RegistryError(f"{key}: {package} has no {path.relative_to(folder)}")
+        studies[name] = study
+    return studies
+
+
+def shared_and_study(shared: Mapping, studies: Mapping[str, Study], attribute: str) -> dict:
+    """The shared stages' entries and every study's, by rule (`sizes` or `devices`); a rule named twice is an error."""
+    merged = dict(shared)
+    for study in studies.values():
+        for rule, entry in getattr(study, attribute).items():
+            if rule in merged:
+                raise RegistryError(f"study {study.name}: rule {rule} already has {attribute} from another study")
+            merged[rule] = entry
+    return merged

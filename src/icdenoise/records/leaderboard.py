@@ -1,0 +1,57 @@
+"""The common leaderboard: every denoiser scored on every case it applies to, on the same fresh
+prompts, by `icdenoise.scoring`. Rows come from the closed-form evaluations and the trained-ensemble
+evaluations of each case at its own context length; a later study joins by registering its tasks,
+corruptions, closed forms and models, and by configuring its cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from icdenoise.records.claims import built_from, markdown_cell
+
+BAYES_ESTIMATOR = "oracle"  # the Bayes posterior mean with the true task, registered for every task
+
+
+def leaderboard_table(closed_forms: pd.DataFrame, trained: pd.DataFrame, cases: dict[str, dict]) -> pd.DataFrame:
+    """One row per (case, estimator), cases in config order and estimators by MSE.
+
+    closed_forms: rows of `evaluate_closed_forms`; trained: rows of `evaluate_denoisers` with a seed
+    column; cases: each case's config block. Columns: case, task, corruption, L, estimator, kind
+    (closed form | trained), n_seeds, mse (mean over seeds), sem (standard error over prompts,
+    averaged over seeds), mse_min and mse_max (over seeds), n_prompts, bayes_mse (the case's oracle
+    on the same prompts) and ratio_to_bayes.
+    """
+    closed = closed_forms.assign(kind="closed form", n_seeds=1, mse_min=closed_forms["mse"], mse_max=closed_forms["mse"])
+    frames = [closed[["case", "L", "estimator", "kind", "n_seeds", "mse", "sem", "mse_min", "mse_max", "n_prompts"]]]
+    if not trained.empty:
+        grouped = trained.groupby(["case", "L", "estimator"], sort=False)
+        frames.append(grouped.agg(n_seeds=("seed", "size"), mse=("mse", "mean"), sem=("sem", "mean"), mse_min=("mse", "min"),
+                                  mse_max=("mse", "max"), n_prompts=("n_prompts", "first")).reset_index().assign(kind="trained"))
+    table = pd.concat(frames, ignore_index=True)
+    bayes = closed_forms[closed_forms["estimator"] == BAYES_ESTIMATOR].set_index("case")["mse"]
+    table["bayes_mse"] = table["case"].map(bayes)
+    table["ratio_to_bayes"] = table["mse"] / table["bayes_mse"]
+    table.insert(1, "task", table["case"].map(lambda case: cases[case]["task"]))
+    table.insert(2, "corruption", table["case"].map(lambda case: cases[case]["corruption"]["kind"]))
+    order = {case: index for index, case in enumerate(cases)}
+    table = table.sort_values(["case", "mse"], key=lambda column: column.map(order) if column.name == "case" else column)
+    return table.reset_index(drop=True)
+
+
+def markdown(table: pd.DataFrame, sources: dict) -> str:
+    """One section per case: its denoisers from best to worst."""
+    lines = ["# Leaderboard", "",
+             "MSE / n on the same fresh prompts per case (never the training data); trained ensembles: mean over seeds "
+             "[min, max]. Ratio: MSE over the case's Bayes posterior mean (`oracle`) on the same prompts. Built by "
+             "`snakemake leaderboard`.", "", built_from(sources), ""]
+    for case, rows in table.groupby("case", sort=False):
+        first = rows.iloc[0]
+        lines += [f"## {case} ({first['task']} task, {first['corruption']} corruption, L = {first['L']})", "",
+                  "| estimator | kind | MSE / n | ± SEM | ratio to Bayes |", "|---|---|---|---|---|"]
+        for row in rows.itertuples():
+            spread = f" [{row.mse_min:.4g}, {row.mse_max:.4g}]" if row.n_seeds > 1 else ""
+            ratio = f"{row.ratio_to_bayes:.3f}" if np.isfinite(row.ratio_to_bayes) else "–"
+            lines.append(f"| `{markdown_cell(row.estimator)}` | {row.kind} | {row.mse:.4g}{spread} | {row.sem:.2g} | {ratio} |")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,84 @@
+"""Print the provenance chain of an artifact: its rule, params, commit and config, then each input's,
+back to the datasets.
+
+    python -m icdenoise.records.provenance figures/fig3.parquet
+    python -m icdenoise.records.provenance figures/fig3.parquet --find sigma_z_sq
+
+Each input is checked against the content hash recorded when the artifact was written, so a file
+changed since is flagged. Package source files among the inputs (rule inputs named ``code``) are
+summarised in one line. Paths are read relative to the current directory (the workflow's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from icdenoise.records.artifacts import METADATA_KEY, read_metadata, sha256_file
+
+
+def _flatten(node, prefix: str = ""):
+    """(dotted key, value) of every leaf of a nested dict."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _flatten(value, f"{prefix}.{key}" if prefix else str(key))
+    else:
+        yield prefix, node
+
+
+def _describe(document: dict) -> str:
+    dirty = {True: ", uncommitted changes " + str(document.get("git_diff_sha256", ""))[:12], False: "", None: ""}[document.get("git_dirty")]
+    config = str(document.get("config_sha256") or "unknown")[:12]
+    rule = document["params"].get("rule", "-")
+    wildcards = ", ".join(f"{key}={value}" for key, value in document["params"].get("wildcards", {}).items())
+    return f"rule {rule}" + (f" ({wildcards})" if wildcards else "") + f"; commit {document['git_commit'][:12]}{dirty}; config {config}"
+
+
+def chain(path: Path, find: str | None = None, depth: int = 0, seen: set | None = None) -> list[str]:
+    """Lines of the provenance tree rooted at `path`."""
+    seen = set() if seen is None else seen
+    indent = "    " * depth
+    if path in seen:
+        return [f"{indent}{path} (see above)"]
+    seen.add(path)
+    document = read_metadata(path)
+    lines = [f"{indent}{path}: {_describe(document)}"]
+    params = document["params"].get("params", document["params"])
+    for key, value in _flatten(params):
+        if find is None or find in key.split("."):
+            lines.append(f"{indent}    {key} = {json.dumps(value)}")
+    code = [record for record in document.get("inputs", []) if record["path"].endswith(".py")]
+    if code:
+        changed = [record["path"] for record in code if not Path(record["path"]).is_file() or sha256_file(record["path"]) != record["sha256"]]
+        lines.append(f"{indent}    code: {len(code)} package files" + (f", changed since: {', '.join(changed)}" if changed else ", unchanged"))
+    for record in document.get("inputs", []):
+        source = Path(record["path"])
+        if source.suffix == ".py":
+            continue
+        if not source.is_file():
+            lines.append(f"{indent}  <- {source} (missing)")
+            continue
+        if sha256_file(source) != record["sha256"]:
+            lines.append(f"{indent}  <- {source} (CHANGED since this file was written)")
+        if "provenance_sha256" in record:
+            lines += chain(source, find, depth + 1, seen)
+        else:
+            lines.append(f"{indent}  <- {source} (sha256 {record['sha256'][:12]})")
+    return lines
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("artifact", type=Path, help="a Parquet file written by the pipeline")
+    parser.add_argument("--find", help="print only the params whose key (or a part of its dotted path) is this")
+    args = parser.parse_args(argv)
+    import pyarrow.parquet as pq
+
+    if not args.artifact.is_file() or METADATA_KEY not in (pq.read_schema(args.artifact).metadata or {}):
+        parser.exit(1, f"{args.artifact}: not a Parquet file written by the pipeline\n")
+    print("\n".join(chain(args.artifact, args.find)))
+
+
+if __name__ == "__main__":
+    main()

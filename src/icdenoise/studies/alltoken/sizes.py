@@ -1,0 +1,35 @@
+"""The all-token study's job sizes (icdenoise.pipeline.resources): its Gaussian-kernel jobs scale with
+the tokens and the depth; its other compute jobs stay small."""
+
+from __future__ import annotations
+
+from icdenoise.pipeline.resources import (ANALYSIS_MB, INTERPRETER_MB, STARTUP_SECONDS, TORCH_MB, JobEstimate, SizeModel,
+                                          light)
+
+KERNEL_SECONDS_PER_VALUE = 3.0e-9  # one Gaussian-kernel value of Stage 1 or 2, float32
+# (measured 1.5e-9 per value, N = 8000, on the 2-core EPYC: twice that, for slower machines)
+KERNEL_MB = INTERPRETER_MB + TORCH_MB + ANALYSIS_MB  # measured at most 345 MB: the kernels are computed in blocks
+
+
+def mse_job(wildcards: dict, config: dict) -> JobEstimate:
+    """Fig. 4(a) at one N: every context flown to max_depth, plus a Stage-2 pass per recorded depth."""
+    block, tokens = config["alltoken"]["mse"], int(wildcards["tokens"])
+    contexts = dict(zip(block["n_tokens"], block["contexts"]))[tokens]
+    values = contexts * tokens**2 * (block["max_depth"] + 2 * (block["max_depth"] // block["depth_step"] + 2))
+    return JobEstimate(f"evaluate_alltoken_mse (N = {tokens})", KERNEL_MB, STARTUP_SECONDS + KERNEL_SECONDS_PER_VALUE * values)
+
+
+def scores_job(wildcards: dict, config: dict) -> JobEstimate:
+    """The leaderboard's scores: two flows of `depth` layers per fresh prompt of the case."""
+    block, length = config["alltoken"]["mse"], int(config["cases"][wildcards["case"]]["L"])
+    values = 2 * config["evaluation"]["n_prompts"] * length**2 * (block["depth"] + 1)
+    return JobEstimate(f"score_alltoken_denoisers (case {wildcards['case']})", KERNEL_MB,
+                       STARTUP_SECONDS + KERNEL_SECONDS_PER_VALUE * values)
+
+
+SIZES: dict[str, SizeModel] = {
+    "evaluate_alltoken_mse": mse_job,
+    "score_alltoken_denoisers": scores_job,
+    **dict.fromkeys(("simulate_alltoken_before_after", "simulate_alltoken_particle_flow", "simulate_alltoken_variance",
+                     "simulate_alltoken_gaussian", "evaluate_alltoken_learned_depth"), light),
+}

@@ -1,0 +1,128 @@
+# All-token corruption as two-stage empirical Bayes (Smart et al. 2026, via its explainer): its figures,
+# a learned depth, leaderboard rows and its claims ledger. Config block `alltoken`; code
+# icdenoise.studies.alltoken; theory and choices in docs/alltoken.md.
+
+ALLTOKEN = config["alltoken"]
+STUDY = "alltoken"
+DRAWINGS = "icdenoise.studies.alltoken.plots"
+ALLTOKEN_CASE = ALLTOKEN["mse"]["case"]
+
+
+wildcard_constraints:
+    tokens=r"\d+",
+
+
+job_rule(
+    "simulate_alltoken_before_after",
+    "The explainer's first figure: x̂* for a query among noisy tokens, at depth 0 and after `depth` layers.",
+    "scripts/simulate_alltoken_before_after.py",
+    dict(
+        estimates="results/alltoken/before_after/estimates.parquet",
+        tokens="results/alltoken/before_after/tokens.parquet",
+        energy="results/alltoken/before_after/energy.parquet",
+    ),
+    params=dict(block=canonical(ALLTOKEN["before_after"])),
+)
+
+job_rule(
+    "simulate_alltoken_particle_flow",
+    "Stage-1 particle positions across depth for each β, with the clusters formed.",
+    "scripts/simulate_alltoken_particle_flow.py",
+    "results/alltoken/particle_flow.parquet",
+    params=dict(block=canonical(ALLTOKEN["particle_flow"])),
+)
+
+job_rule(
+    "simulate_alltoken_variance",
+    "The particles' variance against τ = ℓη/β, with the β → ∞ line and the finite-β ODE.",
+    "scripts/simulate_alltoken_variance.py",
+    "results/alltoken/variance.parquet",
+    params=dict(block=canonical(ALLTOKEN["variance"])),
+)
+
+job_rule(
+    "simulate_alltoken_gaussian",
+    "Covariance eigenvalues of particles from a Gaussian prior against the Γ ODE of Theorem 5.1.",
+    "scripts/simulate_alltoken_gaussian.py",
+    "results/alltoken/gaussian.parquet",
+    params=dict(block=canonical(ALLTOKEN["gaussian"])),
+)
+
+job_rule(
+    "evaluate_alltoken_mse",
+    "Fig. 4(a) at one N: per context, every estimator's MSE/σ² at every recorded depth.",
+    "scripts/evaluate_alltoken_mse.py",
+    "results/alltoken/mse/N{tokens}.parquet",
+    params=dict(
+        case=canonical(config["cases"][ALLTOKEN_CASE]),
+        block=canonical(ALLTOKEN["mse"]),
+        contexts=lambda wildcards: dict(zip(ALLTOKEN["mse"]["n_tokens"], ALLTOKEN["mse"]["contexts"]))[int(wildcards.tokens)],
+    ),
+)
+
+job_rule(
+    "summarise_alltoken_mse",
+    "Fig. 4(a)'s table: mean and SEM over contexts per estimator and N, at the bars' depth and every depth.",
+    "scripts/summarise_alltoken_mse.py",
+    dict(bars="figures/alltoken/mse_by_n.parquet", by_depth="results/alltoken/mse_by_depth.parquet"),
+    input=dict(per_n=expand(rules.evaluate_alltoken_mse.output[0], tokens=ALLTOKEN["mse"]["n_tokens"])),
+    params=dict(depth=ALLTOKEN["mse"]["depth"]),
+    local=True,
+)
+
+job_rule(
+    "evaluate_alltoken_learned_depth",
+    "The learned-depth network's per-layer β_ℓ, η_ℓ and its test MSE against two-stage and Bayes as N grows.",
+    "scripts/evaluate_alltoken_learned_depth.py",
+    dict(parameters="results/alltoken/learned_parameters.parquet", table="figures/alltoken/learned_depth.parquet"),
+    input=dict(weights=training_path(ALLTOKEN_CASE, ALLTOKEN["learned"]["model"], "weights")),
+    params=dict(
+        case=canonical(config["cases"][ALLTOKEN_CASE]),
+        mse=canonical(ALLTOKEN["mse"]),
+        block=canonical(ALLTOKEN["learned"]),
+    ),
+)
+
+score_rule(
+    STUDY,
+    ALLTOKEN_CASE,
+    "icdenoise.studies.alltoken.empirical_bayes:leaderboard_denoisers",
+    {key: ALLTOKEN["mse"][key] for key in ("beta", "eta", "depth")},
+)
+
+FIGURES = {  # figure → (what it shows, its tables)
+    "before_after": (
+        "The explainer's first figure: x̂* and the Stage-2 energy at depths 0 and `depth`.",
+        named_tables(rules.simulate_alltoken_before_after.output),
+    ),
+    "particle_flow": ("Stage-1 particles across depth for each β.", named_tables(rules.simulate_alltoken_particle_flow.output)),
+    "variance": ("The particles' variance against τ = ℓη/β.", named_tables(rules.simulate_alltoken_variance.output)),
+    "gaussian": ("Covariance eigenvalues against the Γ ODE of Theorem 5.1.", named_tables(rules.simulate_alltoken_gaussian.output)),
+    "mse_by_n": (
+        "Fig. 4(a): MSE/σ² of each estimator by N, and against depth.",
+        dict(mse_by_n=rules.summarise_alltoken_mse.output.bars, mse_by_depth=rules.summarise_alltoken_mse.output.by_depth),
+    ),
+    "learned_depth": (
+        "The learned depth's β_ℓ, η_ℓ and its test MSE by N.",
+        dict(
+            learned_parameters=rules.evaluate_alltoken_learned_depth.output.parameters,
+            learned_depth=rules.evaluate_alltoken_learned_depth.output.table,
+        ),
+    ),
+}
+for figure, (doc, tables) in FIGURES.items():
+    figure_rule(STUDY, f"alltoken/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst")
+
+ledger_rule(
+    STUDY,
+    dict(
+        before_after=rules.simulate_alltoken_before_after.output.estimates,
+        flow=rules.simulate_alltoken_particle_flow.output[0],
+        variance=rules.simulate_alltoken_variance.output[0],
+        gaussian=rules.simulate_alltoken_gaussian.output[0],
+        mse_by_n=rules.summarise_alltoken_mse.output.bars,
+        mse_by_depth=rules.summarise_alltoken_mse.output.by_depth,
+    ),
+    dict(table="figures/alltoken/claims.parquet", text="figures/alltoken/claims.md"),
+    "report/claims.rst",
+)

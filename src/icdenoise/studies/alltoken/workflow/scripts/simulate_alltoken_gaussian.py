@@ -1,0 +1,16 @@
+"""Rule simulate_alltoken_gaussian."""
+
+from icdenoise.pipeline.warmstart import hand_over
+
+hand_over()
+
+from icdenoise.records.artifacts import write_job_parquet
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.maths.runtime import use_threads
+from icdenoise.studies.alltoken.gaussian import gaussian_table
+
+log = start_job(snakemake)
+use_threads(snakemake.threads)
+table = gaussian_table(snakemake.params.block)
+write_job_parquet(table, snakemake.output[0], snakemake)
+log.info("eigenvalues (particles, ODE):\n%s", table.groupby(["t", "component"])[["eigenvalue", "ode"]].mean().iloc[::20].to_string())

@@ -1,0 +1,19 @@
+"""The memory study's job sizes (icdenoise.pipeline.resources): its config states one request for every
+compute job (`memory.resources`), since they range from seconds to a minute whatever the sizes."""
+
+from __future__ import annotations
+
+from icdenoise.pipeline.resources import JobEstimate, SizeModel, stated_request
+
+COMPUTE_RULES = ("bisect_memory_capacity", "measure_memory_curves", "simulate_memory_variance", "bisect_memory_low_rank",
+                 "train_memory_mlp", "evaluate_memory_zipf", "train_memory_induction")
+
+
+def stated(rule: str) -> SizeModel:
+    def model(wildcards: dict, config: dict) -> JobEstimate:
+        return stated_request(rule, config["memory"]["resources"])
+
+    return model
+
+
+SIZES: dict[str, SizeModel] = {rule: stated(rule) for rule in COMPUTE_RULES}

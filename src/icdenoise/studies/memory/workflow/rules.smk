@@ -1,0 +1,154 @@
+# Associative memories (Bietti 2025 slides): capacity by bisection in N, the cross-talk variance, one
+# gradient step, low-rank and MLP memories, Zipf scaling laws, the induction head and the claims ledger.
+# Config block `memory`; code icdenoise.studies.memory; protocol and choices in docs/memory.md.
+
+MEMORY = config["memory"]
+STUDY = "memory"
+DRAWINGS = "icdenoise.studies.memory.plots"
+MEMORY_ALPHAS = [f"{alpha:g}" for alpha in MEMORY["zipf"]["alphas"]]
+
+
+wildcard_constraints:
+    memory_map="|".join(MEMORY["capacity"]["maps"]),
+    mlp_d=r"\d+",
+    alpha="|".join(MEMORY_ALPHAS).replace(".", r"\."),
+    induction_layers=r"\d+",
+    optimizer="|".join(MEMORY["induction"]["optimizers"]),
+    induction_seed=r"\d+",
+
+
+job_rule(
+    "bisect_memory_capacity",
+    "Slides 8, 9 and 23: the bisected capacity of the Hebbian and one-step memories for one map, per d and seed.",
+    "scripts/bisect_memory_capacity.py",
+    "results/memory/capacity/{memory_map}.parquet",
+    params=dict(block=canonical(MEMORY["capacity"])),
+)
+
+job_rule(
+    "measure_memory_curves",
+    "Slide 9: the Hebbian memory's recall accuracy on a grid of N, for one map, per d and seed.",
+    "scripts/measure_memory_curves.py",
+    "results/memory/curves/{memory_map}.parquet",
+    params=dict(block=canonical(MEMORY["capacity"])),
+)
+
+job_rule(
+    "simulate_memory_variance",
+    "Slide 9: the simulated mean and variance of the cross-talk γ against the slides' and the exact variance.",
+    "scripts/simulate_memory_variance.py",
+    "figures/memory/variance.parquet",
+    params=dict(block=canonical(MEMORY["variance"]), few_outputs=MEMORY["capacity"]["few_outputs"]),
+)
+
+job_rule(
+    "bisect_memory_low_rank",
+    "Slide 9: the bisected capacity of the low-rank memory W₁ᵀW₂ per d, m and seed.",
+    "scripts/bisect_memory_low_rank.py",
+    "results/memory/low_rank.parquet",
+    params=dict(block=canonical(MEMORY["low_rank"]), capacity=canonical(MEMORY["capacity"])),
+)
+
+job_rule(
+    "train_memory_mlp",
+    "Slide 9: the capacity of a trained one-hidden-layer MLP per width m and seed, at one d.",
+    "scripts/train_memory_mlp.py",
+    "results/memory/mlp/d{mlp_d}.parquet",
+    params=dict(block=canonical(MEMORY["mlp"])),
+)
+
+job_rule(
+    "fit_memory_capacity",
+    "Slide 9: every capacity in one table, the accuracy curves in one table, and the fitted exponents with 95% CIs.",
+    "scripts/fit_memory_capacity.py",
+    dict(
+        fits="figures/memory/capacity_fit.parquet",
+        capacity="results/memory/capacity.parquet",
+        curves="results/memory/curves.parquet",
+        width="results/memory/width.parquet",
+    ),
+    input=dict(
+        capacity=expand(rules.bisect_memory_capacity.output[0], memory_map=MEMORY["capacity"]["maps"]),
+        curves=expand(rules.measure_memory_curves.output[0], memory_map=MEMORY["capacity"]["maps"]),
+        low_rank=rules.bisect_memory_low_rank.output[0],
+        mlp=expand(rules.train_memory_mlp.output[0], mlp_d=MEMORY["mlp"]["ds"]),
+    ),
+    local=True,
+)
+
+job_rule(
+    "evaluate_memory_zipf",
+    "Slides 29-32: the exact test error of the finite memories under Zipf(α) tokens, per estimator, d, n and seed.",
+    "scripts/evaluate_memory_zipf.py",
+    "results/memory/zipf/alpha{alpha}.parquet",
+    params=dict(block=canonical(MEMORY["zipf"])),
+)
+
+job_rule(
+    "fit_memory_zipf",
+    "Slide 32: the Zipf errors in one table and their fitted exponents with 95% CIs against the slides' rates.",
+    "scripts/fit_memory_zipf.py",
+    dict(fits="figures/memory/zipf_fit.parquet", errors="results/memory/zipf.parquet"),
+    input=dict(tables=expand(rules.evaluate_memory_zipf.output[0], alpha=MEMORY_ALPHAS)),
+    params=dict(block=canonical(MEMORY["zipf"])),
+    local=True,
+)
+
+job_rule(
+    "train_memory_induction",
+    "Slides 15-21: one attention-only model on the bigram task with triggers, trained from one seed with one optimiser.",
+    "scripts/train_memory_induction.py",
+    "results/memory/induction/layers{induction_layers}_{optimizer}_seed{induction_seed}.parquet",
+    params=dict(block=canonical(MEMORY["induction"])),
+)
+
+job_rule(
+    "summarise_memory_induction",
+    "Slides 19-21: every induction-head run's curves in one table, and the step at which each probe is learned.",
+    "scripts/summarise_memory_induction.py",
+    dict(curves="figures/memory/induction.parquet", order="figures/memory/induction_order.parquet"),
+    input=dict(
+        runs=expand(
+            rules.train_memory_induction.output[0],
+            induction_layers=MEMORY["induction"]["layers"],
+            optimizer=list(MEMORY["induction"]["optimizers"]),
+            induction_seed=MEMORY["induction"]["seeds"],
+        )
+    ),
+    params=dict(block=canonical(MEMORY["induction"])),
+    local=True,
+)
+
+CAPACITY = rules.fit_memory_capacity.output
+ZIPF = dict(zipf=rules.fit_memory_zipf.output.errors, zipf_fit=rules.fit_memory_zipf.output.fits)
+FIGURES = {  # figure → (what it shows, its tables)
+    "capacity_curves": ("Recall accuracy of the Hebbian memory against N, per d and map.", dict(curves=CAPACITY.curves, capacity=CAPACITY.capacity)),
+    "capacity_fit": ("Bisected capacity against d with the fitted slopes.", dict(capacity=CAPACITY.capacity, capacity_fit=CAPACITY.fits)),
+    "gradient_step": ("Capacity of one gradient step against the Hebbian memory's.", dict(capacity=CAPACITY.capacity)),
+    "variance": ("Simulated cross-talk variance against the slides' and the exact one.", named_tables(rules.simulate_memory_variance.output)),
+    "width": ("Capacity of the low-rank memory and the trained MLP against m·d.", dict(width=CAPACITY.width, capacity_fit=CAPACITY.fits)),
+    "zipf_n": ("Zipf scaling: the exact test errors against n.", ZIPF),
+    "zipf_d": ("Zipf scaling: the exact test errors against d.", ZIPF),
+    "zipf_optimum": ("Zipf scaling: the best top-k memory and its k*(d).", ZIPF),
+    "induction": (
+        "The induction head: accuracy over training and the memory-recall probes.",
+        dict(induction=rules.summarise_memory_induction.output.curves, induction_order=rules.summarise_memory_induction.output.order),
+    ),
+}
+for figure, (doc, tables) in FIGURES.items():
+    figure_rule(STUDY, f"memory/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst")
+
+ledger_rule(
+    STUDY,
+    dict(
+        capacity=CAPACITY.capacity,
+        capacity_fit=CAPACITY.fits,
+        variance=rules.simulate_memory_variance.output[0],
+        zipf_fit=rules.fit_memory_zipf.output.fits,
+        zipf=rules.fit_memory_zipf.output.errors,
+        induction=rules.summarise_memory_induction.output.curves,
+        induction_order=rules.summarise_memory_induction.output.order,
+    ),
+    dict(table="figures/memory/claims.parquet", text="figures/memory/claims.md"),
+    "report/claims.rst",
+)

@@ -1,0 +1,18 @@
+"""Rule bisect_memory_capacity: the bisected capacities of the Hebbian and one-step memories for one map."""
+
+from icdenoise.pipeline.warmstart import hand_over
+
+hand_over()
+
+from icdenoise.records.artifacts import write_job_parquet
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.maths.runtime import use_threads
+from icdenoise.studies.memory.capacity import capacity_table
+
+map_name = snakemake.wildcards.memory_map
+log = start_job(snakemake)
+use_threads(snakemake.threads)
+table = capacity_table(snakemake.params.block, map_name)
+write_job_parquet(table, snakemake.output[0], snakemake)
+log.info("capacity (mean over seeds, %d bisection steps in all):\n%s", table["evaluations"].sum(),
+         table.groupby(["memory", "d"])["capacity"].mean().unstack().to_string())

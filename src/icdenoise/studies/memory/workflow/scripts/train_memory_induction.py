@@ -1,0 +1,21 @@
+"""Rule train_memory_induction: one attention-only model on the bigram task with triggers."""
+
+from icdenoise.pipeline.warmstart import hand_over
+
+hand_over()
+
+from icdenoise.records.artifacts import write_job_parquet
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.maths.runtime import resolve_device, use_threads
+from icdenoise.studies.memory.induction import train_run
+
+block, wildcards = snakemake.params.block, snakemake.wildcards
+layers, optimizer, seed = int(wildcards.induction_layers), wildcards.optimizer, int(wildcards.induction_seed)
+log = start_job(snakemake)
+use_threads(snakemake.threads)
+device = resolve_device(block["device"])
+log.info("training on %s", device)
+curve = train_run(block, layers, optimizer, seed, device)
+write_job_parquet(curve, snakemake.output[0], snakemake, device=str(device))
+last = curve.iloc[-1]
+log.info("step %d: loss %.4f, accuracy on the second trigger occurrences %.3f", last["step"], last["loss"], last["accuracy"])

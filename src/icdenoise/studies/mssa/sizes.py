@@ -1,0 +1,49 @@
+"""The mssa study's job sizes (icdenoise.pipeline.resources): its in-context trainings state their
+request in the config; its SNR trajectories and leaderboard scores grow with their arrays."""
+
+from __future__ import annotations
+
+from icdenoise.pipeline.resources import (ANALYSIS_MB, INTERPRETER_MB, LIGHT_JOB_SECONDS, STARTUP_SECONDS, TORCH_MB,
+                                          TORCH_STARTUP_SECONDS, JobEstimate, SizeModel, float_arrays, light, stated_request)
+
+SECONDS_PER_TOKEN_LAYER = 5.0e-5  # the leaderboard's scores: sampling and MSSA, per prompt, token and layer
+# (measured 2.5e-5 on the 2-core EPYC, paper config: twice that, for slower machines)
+
+
+def trajectory_job(rule: str, depth: int, n: int, snr: dict) -> JobEstimate:
+    """Every layer's tokens, and per head a few copies of their coordinates (measured 669 and 1075 MB
+    against 994 and 1188 estimated on the paper config)."""
+    working = 4 * float_arrays((depth + 1) * snr["tokens"] * n * snr["K"])
+    return JobEstimate(rule, INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + working, LIGHT_JOB_SECONDS + TORCH_STARTUP_SECONDS)
+
+
+def snr_job(wildcards: dict, config: dict) -> JobEstimate:
+    snr = config["mssa"]["snr"]
+    return trajectory_job("simulate_mssa_snr", snr["depth"], snr["n"], snr)
+
+
+def sweep_job(wildcards: dict, config: dict) -> JobEstimate:
+    snr, sweep = config["mssa"]["snr"], config["mssa"]["sweep"]
+    return trajectory_job("sweep_mssa_snr", sweep["depth"], max(snr["n"], snr["K"] * max(sweep["ps"])), snr)
+
+
+def regression_job(wildcards: dict, config: dict) -> JobEstimate:
+    """The config states the request (`mssa.regression.resources`)."""
+    return stated_request("train_mssa_regression", config["mssa"]["regression"]["resources"])
+
+
+def scores_job(wildcards: dict, config: dict) -> JobEstimate:
+    """A chunk's attention weights (K, L, L) and a few copies of its tokens (L, n) per prompt, three times
+    over (scores, weights and their φ): measured 1658 MB against 2301 estimated on the paper config."""
+    settings, evaluation = config["mssa"]["leaderboard"], config["evaluation"]
+    case = config["cases"][wildcards["case"]]
+    length = int(case["L"])
+    seconds = SECONDS_PER_TOKEN_LAYER * evaluation["n_prompts"] * length * (settings["layers"] + 1)
+    chunk = min(evaluation["chunk_size"], evaluation["n_prompts"])
+    working = 3 * float_arrays(chunk * (case["K"] * length**2 + 4 * length * case["n"]))
+    return JobEstimate(f"score_mssa_denoisers (case {wildcards['case']})", INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + working,
+                       STARTUP_SECONDS + seconds)
+
+
+SIZES: dict[str, SizeModel] = {"simulate_mssa_snr": snr_job, "sweep_mssa_snr": sweep_job, "train_mssa_regression": regression_job,
+                               "score_mssa_denoisers": scores_job, "fit_mssa_regression_baselines": light}

@@ -1,0 +1,96 @@
+# Attention-only transformers via unrolled subspace denoising (Wang et al., ICML 2025): Fig. 4 (SNR per
+# layer), where Theorem 3.1 holds, Fig. 6 / Table 5 in-context regression, leaderboard rows and the claims
+# ledger. Config block `mssa`; code icdenoise.studies.mssa; protocol and choices in docs/mssa.md.
+
+MSSA = config["mssa"]
+STUDY = "mssa"
+DRAWINGS = "icdenoise.studies.mssa.plots"
+REGRESSION = MSSA["regression"]
+
+
+wildcard_constraints:
+    regression_task="|".join(REGRESSION["tasks"]),
+    architecture="|".join(REGRESSION["models"]),
+    training_seed=r"\d+",
+
+
+job_rule(
+    "simulate_mssa_snr",
+    "Fig. 4: SNR (eq. 6) per layer of unrolled MSSA with each draw's own bases, for every δ and φ.",
+    "scripts/simulate_mssa_snr.py",
+    "figures/mssa/snr.parquet",
+    params=dict(block=canonical(MSSA["snr"])),
+)
+
+job_rule(
+    "sweep_mssa_snr",
+    "Where Theorem 3.1 holds: η, p and δ one at a time, the per-layer SNR ratio and the first departing layer.",
+    "scripts/sweep_mssa_snr.py",
+    dict(layers="results/mssa/sweep.parquet", departures="results/mssa/departures.parquet"),
+    params=dict(base=canonical(MSSA["snr"]), sweep=canonical(MSSA["sweep"])),
+)
+
+RUN = "results/mssa/regression/{regression_task}/{architecture}/seed{training_seed}"
+job_rule(
+    "train_mssa_regression",
+    "Fig. 6: one in-context model trained on one regression task from one seed, scored on the fresh test prompts.",
+    "scripts/train_mssa_regression.py",
+    dict(errors=f"{RUN}/errors.parquet", curve=f"{RUN}/curve.parquet"),
+    params=dict(
+        block=canonical(REGRESSION),
+        layers=lambda wildcards: REGRESSION["models"][wildcards.architecture]["layers"],
+    ),
+)
+
+job_rule(
+    "fit_mssa_regression_baselines",
+    "Fig. 6's baselines on the same test prompts: least squares, ridge and Lasso at every number of examples.",
+    "scripts/fit_mssa_regression_baselines.py",
+    "results/mssa/regression/{regression_task}/baselines.parquet",
+    params=dict(block=canonical(REGRESSION)),
+)
+
+RUNS_OF_EVERY_MODEL = dict(regression_task=REGRESSION["tasks"], architecture=list(REGRESSION["models"]), training_seed=REGRESSION["seeds"])
+job_rule(
+    "summarise_mssa_regression",
+    "Fig. 6's tables: every model's and baseline's test error by number of examples, and the training curves.",
+    "scripts/summarise_mssa_regression.py",
+    dict(errors="figures/mssa/regression.parquet", curves="results/mssa/training.parquet"),
+    input=dict(
+        errors=expand(rules.train_mssa_regression.output.errors, **RUNS_OF_EVERY_MODEL),
+        baselines=expand(rules.fit_mssa_regression_baselines.output[0], regression_task=REGRESSION["tasks"]),
+        curves=expand(rules.train_mssa_regression.output.curve, **RUNS_OF_EVERY_MODEL),
+    ),
+    local=True,
+)
+
+score_rule(
+    STUDY,
+    MSSA["leaderboard"]["case"],
+    "icdenoise.studies.mssa.known_bases:leaderboard_denoisers",
+    {key: MSSA["leaderboard"][key] for key in ("layers", "eta", "tau")},
+)
+
+FIGURES = {  # figure → (what it shows, its tables)
+    "snr": ("Fig. 4: SNR per layer of unrolled MSSA with known bases.", named_tables(rules.simulate_mssa_snr.output)),
+    "sweep": (
+        "Where Theorem 3.1 holds: the per-layer SNR ratio and the attention leakage, sweeping η, p and δ.",
+        dict(sweep=rules.sweep_mssa_snr.output.layers, departures=rules.sweep_mssa_snr.output.departures),
+    ),
+    "regression": ("Fig. 6 (scaled): in-context linear and sparse regression.", dict(regression=rules.summarise_mssa_regression.output.errors)),
+    "training": ("The in-context models' training curves.", dict(training=rules.summarise_mssa_regression.output.curves)),
+}
+for figure, (doc, tables) in FIGURES.items():
+    figure_rule(STUDY, f"mssa/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst")
+
+ledger_rule(
+    STUDY,
+    dict(
+        snr=rules.simulate_mssa_snr.output[0],
+        departures=rules.sweep_mssa_snr.output.departures,
+        regression=rules.summarise_mssa_regression.output.errors,
+    ),
+    dict(table="figures/mssa/claims.parquet", text="figures/mssa/claims.md"),
+    "report/claims.rst",
+    appendix=dict(scale=REGRESSION["scale"]),
+)

@@ -1,0 +1,29 @@
+"""Rule train_mssa_regression: one in-context model, one task, one seed; its training curve and test errors."""
+
+from icdenoise.pipeline.warmstart import hand_over
+
+hand_over()
+
+from icdenoise.records.artifacts import write_job_parquet
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.maths.runtime import resolve_device, use_threads
+from icdenoise.studies.mssa.regression import error_table, sample_prompts
+from icdenoise.studies.mssa.transformers import build_model, parameter_count, predict, train_model
+
+task, architecture, seed = snakemake.wildcards.regression_task, snakemake.wildcards.architecture, int(snakemake.wildcards.training_seed)
+log = start_job(snakemake)
+use_threads(snakemake.threads)
+block = snakemake.params.block
+device = resolve_device(block["device"])
+model = build_model(architecture, block["d"], block["width"], block["heads"], snakemake.params.layers, block["examples"], seed)
+log.info("%s, %d layers, width %d, %d heads: %d parameters, on %s", architecture, snakemake.params.layers, block["width"],
+         block["heads"], parameter_count(model), device)
+curve = train_model(model, task, block["d"], block["nonzeros"], block["examples"], block["steps"], block["batch"],
+                    block["learning_rate"], block["clip"], seed, block["record_every"], device=str(device), log=log)
+xs, ys = sample_prompts(task, block["d"], block["nonzeros"], block["test_prompts"], block["examples"], block["test_seed"])
+errors = error_table({architecture: predict(model.cpu(), xs, ys)}, ys, task, block["d"], block["nonzeros"])
+errors = errors.assign(task=task, seed=seed, d=block["d"], layers=snakemake.params.layers, parameters=parameter_count(model),
+                       scale=block["scale"])
+write_job_parquet(curve.assign(task=task, model=architecture, seed=seed), snakemake.output.curve, snakemake)
+write_job_parquet(errors, snakemake.output.errors, snakemake)
+log.info("normalized test error by examples:\n%s", errors[["examples", "normalized_mse"]].iloc[::5].to_string(index=False))

@@ -1,0 +1,1 @@
+"""The example study's drawing."""

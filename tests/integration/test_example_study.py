@@ -1,0 +1,106 @@
+"""A study is a plug-in: the example study of tests/example_study, registered through a config file alone,
+is built by real Snakemake runs, locally beside the smoke run's results and through the SLURM profile. The
+shared code names it nowhere; its jobs get their sizes from its registration, its ledger joins the
+report's checks and its denoiser joins the leaderboard."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from runner import SNAKEMAKE, copy_workflow, planned_jobs
+
+pytestmark = pytest.mark.integration
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example_study"
+CONFIGS = ["--configfile", "config/smoke.yaml", str(EXAMPLE / "config.yaml")]
+STUDY_OUTPUTS = {"figures/scaled_query/mse_by_scale.pdf", "figures/scaled_query/claims.parquet", "figures/scaled_query/claims.md",
+                 "results/scaled_query/scales.parquet", "results/scaled_query/leaderboard_scores/linear.parquet"}
+
+
+def run(workdir: Path, *args: str, cores: tuple[str, ...] = ("--cores", "2")) -> subprocess.CompletedProcess:
+    """snakemake with the example's folder on PYTHONPATH, as its README says."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(EXAMPLE), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([SNAKEMAKE, *args, *cores, *CONFIGS], cwd=workdir, capture_output=True, text=True, timeout=900,
+                          env=environment)
+
+
+def test_no_shared_file_names_the_example_study(repo):
+    """Registering it took no edit outside its folder: the workflow, the package, the configs and the
+    scripts never name it (only the docs and the tests that build it do)."""
+    listed = subprocess.run(["git", "-C", str(repo), "grep", "-l", "-i", "-e", "scaled_query", "--", "Snakefile", "workflow", "src",
+                             "config", "profiles", "scripts"], capture_output=True, text=True)
+    assert listed.stdout == "", listed.stdout
+
+
+@pytest.fixture(scope="module")
+def beside_the_smoke_run(smoke_run, tmp_path_factory):
+    """A copy of the finished smoke run, then the example's target and the leaderboard with it registered."""
+    workdir = tmp_path_factory.mktemp("example") / "workflow"
+    shutil.copytree(smoke_run, workdir, symlinks=True)
+    plan = run(workdir, "-n", "scaled_query", "leaderboard", "all")
+    built = run(workdir, "scaled_query", "leaderboard")
+    assert built.returncode == 0, built.stderr[-4000:]
+    return workdir, plan, built
+
+
+def test_registering_a_study_plans_its_jobs_and_reruns_only_the_ledgers_and_leaderboard(beside_the_smoke_run):
+    """Its own jobs, and the tables that name the whole config (every ledger and the leaderboard): no
+    dataset, training or evaluation of the other studies."""
+    _, plan, _ = beside_the_smoke_run
+    assert plan.returncode == 0, plan.stderr[-4000:]
+    jobs = planned_jobs(plan)
+    rules = {rule for rule, _ in jobs}
+    assert {"evaluate_scaled_query_grid", "plot_scaled_query_mse_by_scale", "write_scaled_query_ledger", "score_scaled_query_denoisers"} <= rules
+    assert rules - {"evaluate_scaled_query_grid", "plot_scaled_query_mse_by_scale", "score_scaled_query_denoisers"} == \
+        {rule for rule in rules if rule.endswith("_ledger")} | {"build_leaderboard"}
+    assert STUDY_OUTPUTS <= {path for _, outputs in jobs for path in outputs}  # `all` includes the study's target
+
+
+def test_the_example_study_builds_its_figure_claim_and_leaderboard_row(beside_the_smoke_run):
+    workdir, _, _ = beside_the_smoke_run
+    assert (workdir / "figures/scaled_query/mse_by_scale.pdf").read_bytes().startswith(b"%PDF")
+    ledger = pd.read_parquet(workdir / "figures/scaled_query/claims.parquet")
+    assert list(ledger["claim"]) == ["best_scale_is_optimal"] and ledger["passed"].all()
+    scales = pd.read_parquet(workdir / "results/scaled_query/scales.parquet")
+    assert scales["mse"].to_numpy() == pytest.approx(scales["expected"].to_numpy(), rel=0.05)
+    board = pd.read_parquet(workdir / "figures/leaderboard.parquet").set_index(["case", "estimator"])
+    assert board.loc[("linear", "scaled_query"), "mse"] > board.loc[("linear", "oracle"), "mse"]
+    assert "scaled_query" in (workdir / "figures/leaderboard.md").read_text()
+
+
+def test_its_job_ran_warm_with_its_package_and_got_its_registered_size(beside_the_smoke_run):
+    workdir, plan, built = beside_the_smoke_run
+    log = (workdir / "logs" / "evaluate_scaled_query_grid.log").read_text()
+    assert "runs in a warm-start copy" in log.split("\n", 1)[0]
+    block = plan.stdout[plan.stdout.index("rule evaluate_scaled_query_grid:"):].split("\n\n", 1)[0]
+    assert "mem_mb=1200" in block and "runtime=2" in block  # the light size model it registered (1.5 × 800 MB, 2 minutes)
+
+
+def test_the_report_captions_the_example_and_checks_its_ledger(beside_the_smoke_run):
+    workdir, _, _ = beside_the_smoke_run
+    report = run(workdir, "--report", "report.html")
+    assert report.returncode == 0, report.stderr[-4000:]
+    html = (workdir / "report.html").read_text()
+    assert "The example study's claims ledger" in html and "MSE per coordinate of x̂ = c·x̃" in html
+    (workdir / "other.yaml").write_text("scaled_query:\n  scales: [0.0, 0.5, 1.0]\n")
+    environment = {**os.environ, "PYTHONPATH": str(EXAMPLE)}
+    refused = subprocess.run([SNAKEMAKE, "--report", "other.html", "--cores", "1", *CONFIGS, "other.yaml"], cwd=workdir,
+                             capture_output=True, text=True, timeout=600, env=environment)
+    assert refused.returncode != 0 and not (workdir / "other.html").exists()
+    assert "figures/scaled_query/claims.parquet: built from config/config.yaml + config/smoke.yaml + " in refused.stderr
+
+
+def test_the_example_study_runs_through_the_slurm_profile_with_the_same_numbers(slurm, repo, beside_the_smoke_run, tmp_path):
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    targets = ["scaled_query", "results/scaled_query/leaderboard_scores/linear.parquet"]
+    result = run(workdir, "--profile", "profiles/slurm", *targets, cores=())
+    assert result.returncode == 0, result.stderr[-4000:]
+    local, _, _ = beside_the_smoke_run
+    for table in ("results/scaled_query/scales.parquet", "results/scaled_query/leaderboard_scores/linear.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(workdir / table), pd.read_parquet(local / table), check_exact=True)
+    ledger = pd.read_parquet(workdir / "figures/scaled_query/claims.parquet")
+    assert ledger["passed"].all()

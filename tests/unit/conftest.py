@@ -1,0 +1,40 @@
+"""Unit tests: maths, records, plumbing and studies, each in its folder. They spawn no process: a test
+that starts one (a subprocess, a fork, Snakemake) fails, and belongs in tests/integration."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # helpers.py, for the tests in the sub-folders
+
+# What the code under test would start a process for, done once before any test runs: matplotlib's font
+# list (fc-list, on a machine that has none cached yet) and the checkout's git state (every Parquet written
+# records it).
+import matplotlib.font_manager  # noqa: E402, F401
+
+from icdenoise.records.artifacts import git_state  # noqa: E402
+
+git_state()
+
+
+class SpawnedAProcess(OSError):
+    """A unit test started a process."""
+
+
+@pytest.fixture(autouse=True)
+def no_processes(monkeypatch):
+    """Fail a unit test that starts a process (the attempt raises, and the test fails even if it is caught)."""
+    attempts = []
+
+    def refuse(what, *args, **kwargs):
+        attempts.append(what)
+        raise SpawnedAProcess(f"unit tests spawn no processes ({what}); move this test to tests/integration")
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", lambda self, args, *rest: refuse(f"subprocess {args!r}"))
+    monkeypatch.setattr(os, "fork", lambda: refuse("os.fork"))
+    monkeypatch.setattr(os, "posix_spawn", lambda *args, **kwargs: refuse("os.posix_spawn"))
+    yield
+    assert not attempts, f"unit tests spawn no processes: {attempts}"

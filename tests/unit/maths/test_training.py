@@ -1,0 +1,116 @@
+"""Ensemble training: seeding, equivalence to one-by-one training, schedule and recording."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from icdenoise.maths.models import LinearAttention, SoftmaxAttention, StackedSelfAttention
+from icdenoise.maths.tasks import GaussianMixture, Sphere
+from icdenoise.maths.training import Split, TrainingSettings, train_ensemble
+
+from helpers import all_token_case, query_case
+
+MODELS = {"linear": LinearAttention, "softmax": SoftmaxAttention}
+
+
+def train_model(model: str, splits, seeds, settings):
+    return train_ensemble(MODELS[model].initialise(seeds, 4), *splits, seeds, settings, torch.device("cpu"))
+
+SETTINGS = TrainingSettings(epochs=5, batch_size=10, lr=0.01, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+
+
+@pytest.fixture(scope="module")
+def splits():
+    prompts = query_case(Sphere(n=4, d=1, radius=1.0), 0.1).sample(50, 20, seed=0)
+    tensors = [torch.tensor(a, dtype=torch.float32) for a in (prompts.context, prompts.query, prompts.target)]
+    return Split(*(t[:40] for t in tensors)), Split(*(t[40:] for t in tensors))
+
+
+@pytest.mark.parametrize("model", ["linear", "softmax"])
+def test_same_seed_gives_identical_tables(splits, model):
+    first = train_model(model, splits, [0, 1], SETTINGS)
+    second = train_model(model, splits, [0, 1], SETTINGS)
+    for a, b in zip(first, second):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+@pytest.mark.parametrize("model", ["linear", "softmax"])
+def test_ensemble_training_equals_training_each_seed_alone(splits, model):
+    together_losses, together_weights = train_model(model, splits, [3, 7], SETTINGS)
+    alone_losses, alone_weights = train_model(model, splits, [7], SETTINGS)
+    pick = lambda frame: frame[frame["seed"] == 7].reset_index(drop=True)
+    np.testing.assert_allclose(pick(together_weights)["value"], alone_weights["value"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(pick(together_losses)["mse"], alone_losses["mse"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("model", ["linear", "softmax"])
+@pytest.mark.parametrize("per_pass", [3, 64])
+def test_losses_scored_from_snapshots_equal_losses_scored_at_each_record(splits, model, per_pass, monkeypatch):
+    """Scoring the recorded steps' parameter snapshots several at a time (here 3, which leaves a
+    remainder, or all of them) gives each step's losses as scoring at the step does, and leaves
+    training itself untouched. 8 steps an epoch and a log point every 2 epochs: 4 records a log."""
+    settings = TrainingSettings(epochs=20, batch_size=5, lr=0.01, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+    monkeypatch.setattr(MODELS[model], "snapshots_per_pass", 1)
+    at_each_record = train_model(model, splits, [0, 1], settings)
+    monkeypatch.setattr(MODELS[model], "snapshots_per_pass", per_pass)
+    from_snapshots = train_model(model, splits, [0, 1], settings)
+    pd.testing.assert_frame_equal(at_each_record[1], from_snapshots[1], check_exact=True)
+    pd.testing.assert_frame_equal(at_each_record[0].drop(columns="mse"), from_snapshots[0].drop(columns="mse"), check_exact=True)
+    np.testing.assert_allclose(from_snapshots[0]["mse"], at_each_record[0]["mse"], rtol=1e-5)
+
+
+def test_a_stacked_ensemble_predicts_as_each_of_its_snapshots():
+    """`stacked` keeps the architecture's options: snapshot r's seed s is model r·S + s."""
+    from icdenoise.maths.models import SubspaceSelfAttention
+
+    model = SubspaceSelfAttention.initialise([0, 1], 4, layers=2, heads=2, head_dim=1, eta=0.5, phi="softmax")
+    first = model.snapshot()
+    with torch.no_grad():
+        model.weights["U_1"].mul_(0.5)
+    stacked = model.stacked([first, model.snapshot()])
+    context = torch.randn(3, 5, 4, dtype=torch.float32)
+    with torch.no_grad():
+        together = stacked(context, context).view(2, 2, 3, 5, 4)
+        np.testing.assert_allclose(together[1], model(context, context), rtol=1e-6)
+        np.testing.assert_allclose(together[0], SubspaceSelfAttention(first, heads=2, eta=0.5, phi="softmax")(context, context), rtol=1e-6)
+
+
+def test_recording_schedule_and_learning_rate_decay(splits):
+    losses, weights = train_model("linear", splits, [0], SETTINGS)
+    steps = sorted(losses["step"].unique())
+    assert steps == [0, 4, 8, 12, 16, 20]  # 5 epochs × 4 steps, recorded every 4 steps
+    assert set(losses["split"]) == {"train", "test"}
+    assert set(weights["stage"]) == {"initial", "final"}
+    assert TrainingSettings(100, 80, 0.01, (0.8, 0.9), 0.1, 4).decay_epochs() == [80, 90]
+
+
+def test_training_reduces_the_loss(splits):
+    settings = TrainingSettings(epochs=40, batch_size=10, lr=0.01, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+    losses, _ = train_model("softmax", splits, [0], settings)
+    train = losses[losses["split"] == "train"].sort_values("step")["mse"].to_numpy()
+    assert train[-1] < 0.5 * train[0]
+
+
+def test_a_multi_layer_model_trains_on_all_token_corruption_without_changes_to_training():
+    """The stacked self-attention model, registered like any other, learns to denoise every token."""
+    prompts = all_token_case(GaussianMixture(n=2, K=2, radius=1.0, sigma0_sq=0.01), 0.25).sample(60, 12, seed=1)
+    context, target = (torch.tensor(array, dtype=torch.float32) for array in (prompts.context, prompts.target))
+    train_split, test_split = Split(context[:48], context[:48], target[:48]), Split(context[48:], context[48:], target[48:])
+    settings = TrainingSettings(epochs=30, batch_size=12, lr=0.01, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+    model = StackedSelfAttention.initialise([0, 1], 2, layers=2)
+    losses, weights = train_ensemble(model, train_split, test_split, [0, 1], settings, torch.device("cpu"))
+    test = losses[losses["split"] == "test"].groupby("step")["mse"].mean()
+    assert test.iloc[-1] < 0.8 * test.iloc[0]
+    assert set(weights["matrix"]) == {"W_KQ_1", "W_PV_1", "W_KQ_2", "W_PV_2"}
+
+
+def test_a_diverging_run_fails_naming_the_run_the_seed_and_the_step(splits):
+    """A float32 overflow in one seed's loss stops training at the first record that sees it."""
+    from icdenoise.maths.training import TrainingDiverged
+
+    train, test = splits
+    poisoned = Split(train.context, train.query, train.target * 1e30)  # squared errors of 1e60 overflow float32
+    with pytest.raises(TrainingDiverged, match=r"case x, model y: the loss of seed\(s\) \[0, 1\] is not finite at step 0"):
+        train_ensemble(LinearAttention.initialise([0, 1], 4), poisoned, test, [0, 1], SETTINGS, torch.device("cpu"),
+                       run="case x, model y")

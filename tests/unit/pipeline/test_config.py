@@ -1,0 +1,238 @@
+"""Config validation: shipped configs pass, bad ones name the key and the allowed values; the schema's
+names equal the registries'; config/README.md is what the schema generates."""
+
+import copy
+import importlib.util
+
+import pytest
+
+from icdenoise.pipeline.config import ConfigError, load_schema, load_yaml, registry_names, validate_config
+
+
+@pytest.fixture(scope="module")
+def schema_dir(repo):
+    return repo / "workflow" / "schemas"
+
+
+@pytest.fixture(scope="module")
+def paper(repo):
+    return load_yaml(repo / "config" / "config.yaml")
+
+
+@pytest.fixture(scope="module")
+def studies(paper, schema_dir):
+    return validate_config(paper, schema_dir)
+
+
+@pytest.fixture(scope="module")
+def schema(schema_dir, studies):
+    """The paper config's full schema: the core's and every registered study's."""
+    return load_schema(schema_dir, studies)
+
+
+def merged(base: dict, overlay: dict) -> dict:
+    """`overlay` merged into `base` key by key, as `snakemake --configfile` does."""
+    result = copy.deepcopy(base)
+    for key, value in overlay.items():
+        result[key] = merged(result[key], value) if isinstance(value, dict) and isinstance(result.get(key), dict) else value
+    return result
+
+
+def test_shipped_configs_are_valid(repo, schema_dir, paper):
+    assert list(validate_config(paper, schema_dir)) == list(paper["studies"])
+    for overlay in ("smoke.yaml", "mssa_paper_scale.yaml"):
+        validate_config(merged(paper, load_yaml(repo / "config" / overlay)), schema_dir)
+
+
+def walk(node, path=""):
+    if isinstance(node, dict):
+        if "properties" in node:
+            for key, child in node["properties"].items():
+                yield f"{path}.{key}", child
+                yield from walk(child, f"{path}.{key}")
+        for key in ("$defs",):
+            for name, child in node.get(key, {}).items():
+                yield from walk(child, f"{path}.{name}")
+
+
+def test_every_schema_key_is_described_and_typed(schema):
+    defs = schema["$defs"]
+    for path, node in walk(schema):
+        resolved = {**defs[node["$ref"].split("/")[-1]], **node} if "$ref" in node else node
+        if resolved == {}:  # `architecture: {}` inside an if/then branch: described by the enclosing property
+            continue
+        assert "description" in resolved, f"{path} has no description"
+        assert "type" in resolved, f"{path} has no type"
+        if resolved["type"] == "object":  # unknown keys are refused, or validated by a schema of their own
+            assert resolved.get("additionalProperties") is False or isinstance(resolved.get("additionalProperties"), dict) \
+                or "allOf" in resolved, f"{path} allows unknown keys"
+        if resolved["type"] in ("integer", "number"):
+            assert {"minimum", "exclusiveMinimum"} & resolved.keys(), f"{path} has no lower bound"
+
+
+def test_schema_names_equal_the_registries(schema, studies):
+    """Tasks, corruptions, model architectures and every study's claims: the schema lists exactly what is registered."""
+    defs, properties = schema["$defs"], schema["properties"]
+    listed = {
+        "task": set(defs["case"]["properties"]["task"]["enum"]),
+        "corruption": set(defs["corruption"]["properties"]["kind"]["enum"]),
+        "architecture": set(defs["model"]["properties"]["architecture"]["enum"]),
+    }
+    for name, names in registry_names(studies).items():
+        if name.endswith(".claims"):
+            study = name.split(".")[0]
+            listed[name] = set(properties[study]["properties"]["claims"]["propertyNames"]["enum"])
+        assert listed[name] == names, name
+
+
+def test_model_classes_and_their_corruptions_are_one_registry():
+    from icdenoise.maths.architectures import DENOISES
+    from icdenoise.maths.corruptions import CORRUPTIONS
+    from icdenoise.maths.models import MODELS
+
+    assert set(MODELS) == set(DENOISES)
+    assert all(corruptions <= set(CORRUPTIONS) for corruptions in DENOISES.values())
+
+
+BAD = [
+    (lambda c: c["cases"]["linear"].update(d=20), "cases.linear.d", "1 ≤ d ≤ n"),
+    (lambda c: c["cases"]["sphere"].update(d=16), "cases.sphere.d", "d ≤ n − 1"),
+    (lambda c: c["cases"]["gmm"].update(sigma0_sq=-1.0), "cases.gmm.sigma0_sq", "≥ 1e-12"),
+    (lambda c: c["cases"]["gmm"]["corruption"].update(sigma_z_sq=float("nan")), "cases.gmm.corruption.sigma_z_sq", "not a finite number"),
+    (lambda c: c["cases"]["sphere"].update(radius=float("inf")), "cases.sphere.radius", "inf is not a finite number"),
+    (lambda c: c["cases"]["sphere"]["corruption"].update(sigma_z_sq=1e-300), "cases.sphere.corruption.sigma_z_sq", "≥ 1e-12"),
+    (lambda c: c["cases"]["linear"].update(n=4.0), "cases.linear.n", "4.0 is not of type 'integer'"),
+    (lambda c: c["cases"]["linear"].update(L=20.0), "cases.linear.L", "20.0 is not of type 'integer'"),
+    (lambda c: c["training"].update(seeds=[0, True]), "training.seeds.1", "is not of type 'integer'"),
+    (lambda c: c["cases"].update(torus={"task": "torus", "n": 3}), "cases.torus.task", "linear, sphere, gmm"),
+    (lambda c: c["cases"].update(Bad_Name=c["cases"]["linear"]), "cases", "^[a-z][a-z0-9_]*$"),
+    (lambda c: c["cases"]["linear"].update(K=3), "cases.linear", "allowed keys"),
+    (lambda c: c["cases"]["linear"]["corruption"].update(kind="blur"), "cases.linear.corruption.kind", "query, all_tokens"),
+    (lambda c: c["cases"]["linear"].pop("corruption"), "cases.linear", "required keys"),
+    (lambda c: c["training"].update(lrr=0.1), "training", "allowed keys"),
+    (lambda c: c["cases"]["linear"].update(L=0), "cases.linear.L", "≥ 1"),
+    (lambda c: c["training"].update(device="tpu"), "training.device", "auto, cpu, cuda"),
+    (lambda c: c["evaluation"].update(n_prompts=200), "evaluation.n_prompts", "≥ 10000"),
+    (lambda c: c["dataset"].update(n_train=1000), "dataset.n_train", "n_train < n_prompts"),
+    (lambda c: c["models"].update(deep={"architecture": "transformer"}), "models.deep.architecture", "stacked_self_attention"),
+    (lambda c: c["models"].update(deep={"architecture": "stacked_self_attention"}), "models.deep", "layers"),
+    (lambda c: c["onelayer"]["fig3"].update(representative_seed=9), "onelayer.fig3.representative_seed", "not in training.seeds"),
+    (lambda c: c["training"]["epochs"].pop("gmm"), "training.epochs.gmm", "missing"),
+    (lambda c: c["cases"]["linear_transformed"].pop("transform"), "onelayer.fig8.case", "has no transform"),
+    (lambda c: c["onelayer"]["fig5"].update(step_counts=[0, 2, 50]), "onelayer.fig5.step_counts", "must include 1"),
+    (lambda c: c["onelayer"]["fig5"].update(case="sphere"), "onelayer.fig5.case", "allowed: n = 2"),
+    (lambda c: c["onelayer"]["fig6"].update(cases=["linear_3d"]), "onelayer.fig6.cases", "not in onelayer.fig3.cases"),
+    (lambda c: c["onelayer"]["fig4a"].update(case="gmm"), "onelayer.fig4a.case", "allowed: a linear case"),
+    (lambda c: c["onelayer"]["fig1"]["cases"].update(linear="linear"), "onelayer.fig1.cases", "allowed: n = 3"),
+    (lambda c: c["onelayer"]["fig3"].update(models=["linear", "unknown"]), "onelayer.fig3.models", "'unknown' is not in linear, softmax"),
+    (lambda c: c["cases"]["sphere"]["corruption"].update(kind="all_tokens"), "onelayer.fig3.cases", "allowed: query"),
+    (lambda c: c["onelayer"]["claims"].update(made_up={}), "onelayer.claims", "made_up"),
+    (lambda c: c["onelayer"]["claims"]["fig4a_power_law"].update(comparison="roughly"), "onelayer.claims.fig4a_power_law.comparison", "at_most"),
+    (lambda c: c["onelayer"]["claims"]["fig3_gmm_softmax_beta"].update(case="linear_3d"), "onelayer.claims.fig3_gmm_softmax_beta.case",
+     "not in fig3.cases"),
+    (lambda c: c["onelayer"]["claims"]["fig8_linear_structure"].pop("model"), "onelayer.claims.fig8_linear_structure.model", "missing"),
+    (lambda c: c["leaderboard"]["extra_runs"].update(gmm=["ghost"]), "leaderboard.extra_runs.gmm", "'ghost' is not configured"),
+    (lambda c: c["cases"]["linear"]["corruption"].update(kind="off_subspace"), "cases.linear.corruption.kind", "off_subspace exactly with task low_rank_mixture"),
+    (lambda c: c["cases"]["mssa_lowrank"].update(p=32), "cases.mssa_lowrank.p", "K·p ≤ n"),
+    (lambda c: c["mssa"]["snr"].update(tau=0.4), "mssa.snr.tau", "> 0.5"),
+    (lambda c: c["mssa"]["regression"].update(heads=5), "mssa.regression.heads", "does not divide"),
+    (lambda c: c["mssa"]["regression"].update(test_seed=0), "mssa.regression.test_seed", "also a training seed"),
+    (lambda c: c["mssa"]["leaderboard"].update(case="gmm"), "mssa.leaderboard.case", "allowed: a low_rank_mixture case"),
+    (lambda c: c["mssa"]["claims"]["fig4_delta02_on_theory_line"].update(delta=0.3), "mssa.claims.fig4_delta02_on_theory_line.delta",
+     "not in mssa.snr.deltas"),
+    (lambda c: c["memory"]["capacity"].update(maps=["injective", "ternary"]), "memory.capacity.maps.1", "injective, binary, few"),
+    (lambda c: c["memory"]["capacity"]["curve_span"].update(binary=[10.0, 0.1]), "memory.capacity.curve_span.binary", "low < high"),
+    (lambda c: c["memory"]["low_rank"].update(widths=[4, 128]), "memory.low_rank.widths", "m ≤ d"),
+    (lambda c: c["memory"]["mlp"].update(threshold=0.5), "memory.mlp.threshold", "above 1/memory.mlp.outputs"),
+    (lambda c: c["memory"]["variance"].update(stored=[16, 24]), "memory.variance.stored", "multiples of every map's M"),
+    (lambda c: c["memory"]["zipf"].update(alphas=[1.5]), "memory.claims.zipf_seen_n_exponent_a20", "not in memory.zipf.alphas"),
+    (lambda c: c["memory"]["zipf"].update(d_for_n_sweep=100), "memory.zipf", "must be one of ds"),
+    (lambda c: c["memory"]["induction"].update(layers=[2]), "memory.claims.induction_one_layer_adam_accuracy", "does not train"),
+    (lambda c: c["memory"]["induction"]["optimizers"].update(rmsprop={"learning_rate": 0.1}), "memory.induction.optimizers", "allowed keys"),
+    (lambda c: (c["models"].update(deep={"architecture": "stacked_self_attention", "layers": 2}),
+                c["leaderboard"]["extra_runs"].update(gmm=["deep"])), "models.deep", "cannot denoise case 'gmm' with query corruption"),
+]
+
+
+@pytest.mark.parametrize("mutate,key,allowed", BAD, ids=[b[1] for b in BAD])
+def test_bad_config_names_key_and_allowed_values(schema_dir, paper, mutate, key, allowed):
+    config = copy.deepcopy(paper)
+    mutate(config)
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema_dir)
+    assert f"{key}:" in str(error.value)
+    assert allowed in str(error.value)
+
+
+def test_config_readme_is_generated_from_the_schema(repo, schema, studies):
+    """config/README.md is exactly what scripts/config_table.py prints, names every key reachable
+    through `properties`, and describes a claim's fields once per study, not once per claim."""
+    spec = importlib.util.spec_from_file_location("config_table", repo / "scripts" / "config_table.py")
+    config_table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(config_table)
+    text = config_table.table()
+    assert (repo / "config" / "README.md").read_text() == text, "config/README.md is stale: rerun scripts/config_table.py"
+    for path, _ in walk({"properties": schema["properties"]}):  # the top-level tree, without $defs
+        if ".claims." not in path:
+            assert f"`{path[1:]}`" in text, f"the table misses {path[1:]}"
+    assert text.count(".paper_value`") == len(studies)  # every study has a ledger: its claims' fields once
+
+
+def test_every_problem_is_reported_at_once(schema_dir, paper):
+    """A schema problem, a cross-key problem of the shared blocks and one of the study, in one message."""
+    config = copy.deepcopy(paper)
+    config["cases"]["linear"]["corruption"]["sigma_z_sq"] = float("nan")
+    config["training"]["batch_size"] = 5000
+    config["onelayer"]["fig5"]["step_counts"] = [0, 2]
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema_dir)
+    message = str(error.value)
+    assert message.startswith("invalid configuration (3 problems)")
+    for key in ("cases.linear.corruption.sigma_z_sq", "training.batch_size", "onelayer.fig5.step_counts"):
+        assert f"{key}:" in message
+
+
+def test_a_job_too_large_for_the_machine_is_refused_with_its_estimate(schema_dir, paper):
+    config = copy.deepcopy(paper)
+    config["cases"]["gmm"].update(n=4096, L=100000)
+    with pytest.raises(ConfigError, match=r"\(case gmm, L = 100000\): needs an estimated [\d,]+ MB"):
+        validate_config(config, schema_dir, available_mb=24_000)
+    validate_config(paper, schema_dir, available_mb=24_000)  # the paper's largest job fits easily
+
+
+def test_a_yaml_syntax_error_names_the_file_and_line(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("cases:\n  linear: {task: linear,\n  sphere: 1\n")
+    with pytest.raises(ConfigError, match=r"broken.yaml, line \d+, column \d+: not valid YAML"):
+        load_yaml(path)
+    with pytest.raises(ConfigError, match="missing.yaml not found"):
+        load_yaml(tmp_path / "missing.yaml")
+
+
+STUDIES_BLOCKS = [
+    ({"onelayer": "icdenoise.studies.onelayer", "bad name": "x"}, "studies", "^[a-z][a-z0-9_]*$"),
+    ({"onelayer": "icdenoise.studies.onelayer", "ghost": "no_such_package"}, "studies.ghost", "cannot import no_such_package.study"),
+    ({"onelayer": "icdenoise.studies.alltoken"}, "studies.onelayer", "registers the study 'alltoken'"),
+    ({"onelayer": "icdenoise.maths"}, "studies.onelayer", "cannot import icdenoise.maths.study"),
+    ({}, "studies", "should be non-empty"),
+]
+
+
+@pytest.mark.parametrize("block,key,message", STUDIES_BLOCKS, ids=[b[1] + "-" + b[2][:12] for b in STUDIES_BLOCKS])
+def test_a_bad_studies_block_names_the_study_before_anything_is_imported(schema_dir, paper, block, key, message):
+    config = {**copy.deepcopy(paper), "studies": block}
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema_dir)
+    assert f"{key}:" in str(error.value) and message in str(error.value)
+
+
+def test_a_config_without_studies_is_refused(schema_dir, paper):
+    config = {key: value for key, value in paper.items() if key != "studies"}
+    with pytest.raises(ConfigError, match="'studies' is a required property"):
+        validate_config(config, schema_dir)
+
+
+def test_a_study_needs_its_block(schema_dir, paper):
+    config = {key: value for key, value in copy.deepcopy(paper).items() if key != "mssa"}
+    with pytest.raises(ConfigError, match="'mssa' is a required property"):
+        validate_config(config, schema_dir)

@@ -1,0 +1,115 @@
+"""The package's layout, read from its imports (AST, nothing run): maths imports neither records, nor
+the plumbing, nor a study; records import no plumbing and no study; the plumbing imports no torch and
+names no study; tables are computed without matplotlib; a drawing imports only the shared look and
+other drawings of its study; a study's registration (study.py) costs no torch."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "icdenoise"
+
+
+def module_name(path: Path) -> str:
+    return ".".join(("icdenoise", *path.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(".__init__")
+
+
+MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def imports(name: str) -> set[str]:
+    """Every module an import statement of `name` names, anywhere in the file (in functions too)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES}
+    return found
+
+
+def closure(name: str) -> set[str]:
+    """`name` and every module of the package it imports, directly or not."""
+    seen, pending = set(), [name]
+    while pending:
+        module = pending.pop()
+        if module in seen or module not in MODULES:
+            continue
+        seen.add(module)
+        pending.extend(imports(module))
+    return seen
+
+
+def in_layer(layer: str) -> list[str]:
+    return sorted(name for name in MODULES if name.startswith(f"icdenoise.{layer}."))
+
+
+def layer_of(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[1] if parts[0] == "icdenoise" and len(parts) > 1 else None
+
+
+@pytest.mark.parametrize("layer, forbidden", [
+    ("maths", {"records", "pipeline", "studies"}),
+    ("records", {"pipeline", "studies"}),
+    ("pipeline", {"studies"}),
+])
+def test_each_layer_imports_only_the_layers_below_it(layer, forbidden):
+    modules = in_layer(layer)
+    assert len(modules) > 3
+    for name in modules:
+        wrong = {imported for imported in imports(name) if layer_of(imported) in forbidden}
+        assert not wrong, f"{name} imports {sorted(wrong)}"
+
+
+def test_the_plumbing_imports_no_torch_even_through_the_package():
+    """Snakemake's process validates the config and estimates job sizes at every start: torch would cost it seconds."""
+    for name in in_layer("pipeline"):
+        for module in closure(name):
+            assert not {"torch"} & {imported.split(".")[0] for imported in imports(module)}, f"{name} reaches torch through {module}"
+
+
+def test_a_studys_registration_imports_no_torch_and_no_matplotlib():
+    registrations = [name for name in MODULES if name.startswith("icdenoise.studies.") and name.endswith(".study")]
+    assert len(registrations) >= 4
+    for name in registrations:
+        for module in closure(name):
+            heavy = {imported.split(".")[0] for imported in imports(module)} & {"torch", "matplotlib", "seaborn"}
+            assert not heavy, f"{name} reaches {heavy} through {module}"
+
+
+def test_tables_are_computed_without_matplotlib():
+    """Only the shared look (records.figures) and the drawings (plots/) import matplotlib."""
+    computing = [name for name in MODULES if ".plots" not in name and name != "icdenoise.records.figures"]
+    assert len(computing) > 40
+    for name in computing:
+        for module in closure(name):
+            if ".plots" in module or module == "icdenoise.records.figures":
+                pytest.fail(f"{name} reaches the drawings through {module}")
+            assert "matplotlib" not in {imported.split(".")[0] for imported in imports(module)}, f"{name} reaches matplotlib via {module}"
+
+
+def test_a_drawing_imports_only_the_shared_look_and_drawings_of_its_study():
+    """A figure reads tables and draws: its code input is its drawing module and what that imports."""
+    drawings = [name for name in MODULES if ".plots." in name]
+    assert len(drawings) > 20
+    for name in drawings:
+        study_plots = name.rsplit(".", 1)[0]
+        for imported in imports(name):
+            if imported.startswith("icdenoise"):
+                assert imported == "icdenoise.records.figures" or imported.startswith(study_plots), f"{name} imports {imported}"
+
+
+def test_a_study_is_imported_by_no_other_study():
+    for name in in_layer("studies"):
+        study = name.split(".")[2]
+        others = {imported for imported in imports(name) if layer_of(imported) == "studies" and imported.split(".")[2] != study}
+        assert not others, f"{name} imports {sorted(others)}"

@@ -1,0 +1,188 @@
+# The helpers that define every job rule of the workflow, shared stages and studies alike, so that the
+# tail each of them repeats is written once here (its code input, log, benchmark, resources, conda
+# environment and script). `job_rule` defines one rule; `figure_rule`, `ledger_rule` and `score_rule` define a
+# study's figures, its claims ledger and its leaderboard rows, each with one generic script.
+# docs/architecture.md shows a study's rules file written with them.
+
+import math
+import os
+from pathlib import Path
+
+from snakemake.io import get_wildcard_names
+
+from icdenoise.pipeline.cluster import placement
+from icdenoise.pipeline.codedeps import code_dependencies, imported_modules
+from icdenoise.pipeline.joblog import job_files
+from icdenoise.pipeline.config import device_keys, setting
+from icdenoise.pipeline.registry import shared_and_study
+from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
+
+ENVIRONMENT = str(WORKFLOW / "envs" / "icdenoise.yaml")
+SIZES = shared_and_study(SHARED_SIZES, STUDIES, "sizes")  # rule → its job-size model
+DEVICES = device_keys(STUDIES)  # rule → the config key of its device setting
+JOB_MODULES = {}  # rule → the modules its jobs import (its script's, and those it names); the warm start preloads them
+STUDY_TARGETS = {name: [] for name in STUDIES}  # study → its figures and ledger: its target rule's inputs
+REPORTED_TABLES = []  # the tables whose Markdown the report captions: they must be built from the config given
+SCORE_TABLES = []  # the studies' score tables that join the leaderboard
+
+
+def here(path):
+    """`path` relative to the rules file being read (the caller's), as an absolute path."""
+    return Path(workflow.current_basedir.get_path_or_uri(secret_free=True)) / path
+
+
+def wildcards_of(output):
+    """The wildcards of a rule's output patterns, in the order they first appear."""
+    patterns = map(str, output.values() if isinstance(output, dict) else [output])
+    return list(dict.fromkeys(name for pattern in patterns for name in sorted(get_wildcard_names(pattern), key=pattern.index)))
+
+
+def job_resources(name):
+    """A rule's resources: mem_mb and runtime (minutes) from its size model (SIZES; a rule without one is
+    a light job), cpus_per_task equal to its threads, and, on SLURM, the partition, account and GPU the
+    environment names (icdenoise.pipeline.cluster)."""
+    estimate = lambda wildcards: job_estimate(name, dict(wildcards.items()), config, SIZES)  # noqa: E731
+    device = setting(config, DEVICES[name]) if name in DEVICES else None
+    return dict(
+        mem_mb=lambda wildcards: estimate(wildcards).mem_mb,
+        runtime=lambda wildcards: estimate(wildcards).runtime_minutes,
+        cpus_per_task=lambda wildcards, threads: threads,
+        **placement(device, os.environ),
+    )
+
+
+def longest_first(name):
+    """A compute rule's priority: 10 + its job's estimated seconds, so that among the jobs ready to run the
+    longest starts first and the last to finish are short. In Figure 3 the closed forms of a case (about
+    5 s) then run beside the softmax trainings instead of after every training. Only the order matters;
+    rules without a size model (plots, summaries, ledgers) keep priority 0."""
+    if name not in SIZES:
+        return 0
+    return lambda wildcards: 10 + math.ceil(job_estimate(name, dict(wildcards.items()), config, SIZES).seconds)
+
+
+def job_rule(name, doc, script_file, output, input=None, params=None, threads=1, priority=None, local=False, modules=()):
+    """Define the rule `name` (a verb first) with the tail every job shares.
+
+    doc: what its jobs compute (its docstring); script_file: its script, relative to the calling rules file;
+    output: a path or a dict of named paths; input: a dict of named inputs, or a function of the wildcards
+    returning one; params: a dict; threads, priority: as in a rule (priority defaults to `longest_first`);
+    local: a light job that runs on the submitting machine on a cluster (plots, summaries, ledgers);
+    modules: modules the script imports by name at run time (their files join the code input).
+    A rule that is not local needs a job-size model in its study's `sizes` (icdenoise.pipeline.resources)."""
+    if not local and name not in SIZES:
+        raise ValueError(f"rule {name} runs on a cluster node but has no job-size model; add it to its study's sizes "
+                         "(Study.sizes; icdenoise.pipeline.resources.light for jobs that stay small), or mark it local")
+    script_file = here(script_file)  # (a local named `script` would hide Snakemake's own, which runs the job)
+    log, benchmark = job_files(name, wildcards_of(output))
+    positional = [unpack(input)] if callable(input) else []
+    named = input if isinstance(input, dict) else {}
+    outputs = output if isinstance(output, dict) else {}
+    JOB_MODULES[name] = [*imported_modules(script_file), *modules]
+
+    rule:
+        name:
+            name
+        input:
+            *positional,
+            **named,
+            code=code_dependencies(script_file, modules),
+        output:
+            *([] if outputs else [output]),
+            **outputs,
+        params:
+            **(params or {}),
+        log:
+            log,
+        benchmark:
+            benchmark
+        threads: threads
+        priority: longest_first(name) if priority is None else priority
+        resources:
+            **job_resources(name),
+        localrule: local
+        conda:
+            ENVIRONMENT
+        script:
+            str(script_file)
+
+    workflow.get_rule(name).docstring = doc
+
+
+def named_tables(*outputs):
+    """Input name → path of several rules' outputs (`rules.<name>.output`): a named output keeps its name,
+    an unnamed one is named after its file."""
+    tables = {}
+    for output in outputs:
+        names = {path: name for name, path in output.items()}
+        tables.update({names.get(path, Path(path).stem): path for path in output})
+    return tables
+
+
+def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
+    """Define plot_<figure>: figures/<figure>.pdf, drawn from `tables` (input name → paths) only by the
+    module `drawing`'s render(tables, **settings); `caption` is its report caption (.rst, relative to the
+    calling rules file). The drawing module, with what it imports, is the figure's code input: restyling
+    one figure re-renders that figure alone."""
+    pdf = f"figures/{figure}.pdf"
+    captioned = report(pdf, caption=str(here(caption)), category=STUDIES[study].title)
+    job_rule(
+        "plot_" + "_".join(Path(figure).parts),
+        doc,
+        WORKFLOW / "scripts" / "plot_figure.py",
+        captioned,
+        input=tables,
+        params=dict(drawing=drawing, settings=settings or {}),
+        local=True,
+        modules=[drawing],
+    )
+    STUDY_TARGETS[study].append(pdf)
+
+
+def ledger_rule(study, tables, output, caption, appendix=None):
+    """Define write_<study>_ledger: the study's claims ledger (its claims module's CLAIMS and the config
+    block <study>.claims) measured on `tables`, as output["table"] (Parquet) and output["text"]
+    (Markdown, captioned by `caption` in the report). `appendix`: the keyword arguments of the claims
+    module's markdown_appendix, if it has one."""
+    captioned = report(output["text"], caption=str(here(caption)), category=STUDIES[study].title)
+    job_rule(
+        f"write_{study}_ledger",
+        f"The claims ledger of the {study} study: every configured claim, our value, pass or fail.",
+        WORKFLOW / "scripts" / "write_ledger.py",
+        dict(table=output["table"], text=captioned),
+        input=tables,
+        params=dict(
+            study=study,
+            title=STUDIES[study].title,
+            claims_module=STUDIES[study].claims_module,
+            claims=canonical(config[study]["claims"]),
+            appendix=appendix or {},
+            config_sources=CONFIG_SOURCES,
+        ),
+        local=True,
+        modules=[STUDIES[study].claims_module],
+    )
+    STUDY_TARGETS[study] += [output["table"], output["text"]]
+    REPORTED_TABLES.append(output["table"])
+
+
+def score_rule(study, case, denoisers, settings):
+    """Define score_<study>_denoisers: the study's own denoisers on `case`'s fresh evaluation prompts, scored
+    as the leaderboard scores every denoiser; its rows join the leaderboard. `denoisers`: "module:function",
+    a function of (the case's config block, **settings) returning name → denoiser."""
+    table = f"results/{study}/leaderboard_scores/{case}.parquet"
+    job_rule(
+        f"score_{study}_denoisers",
+        f"The {study} study's denoisers on the case's fresh evaluation prompts (the leaderboard's).",
+        WORKFLOW / "scripts" / "score_denoisers.py",
+        f"results/{study}/leaderboard_scores/{{case}}.parquet",
+        params=dict(
+            case=get_case_params,
+            length=lambda wildcards: context_length(wildcards.case),
+            denoisers=denoisers,
+            settings=canonical(settings),
+            evaluation=canonical(config["evaluation"]),
+        ),
+        modules=[denoisers.split(":")[0]],
+    )
+    SCORE_TABLES.append(table)

@@ -1,0 +1,24 @@
+# Read last: each study's target rule (its figures and its ledger, named after the study), and the
+# report's check that every table it captions was built from the config given now.
+
+import sys
+
+from icdenoise.pipeline.config import ConfigError, built_config_problems
+
+for study, targets in STUDY_TARGETS.items():
+
+    rule:
+        name:
+            study
+        input:
+            targets,
+
+    workflow.get_rule(study).docstring = f"Target: every figure of the {study} study and its claims ledger."
+
+
+if any(argument == "--report" or argument.startswith("--report=") for argument in sys.argv):
+    problems = built_config_problems(REPORTED_TABLES, CONFIG_SOURCES["merged_sha256"])
+    if problems:
+        raise ConfigError(
+            "the report would caption tables built from another config:\n" + "\n".join(f"  - {p}" for p in problems)
+        )
