@@ -78,7 +78,7 @@ def our_run(checkout: Path, cores: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="icdenoise-pair-") as scratch:
         workdir = Path(scratch)
         shutil.copy(checkout / "Snakefile", workdir)
-        for folder in ("workflow", "config"):
+        for folder in ("workflow", "config", "profiles"):
             shutil.copytree(checkout / folder, workdir / folder)
         environment = {**os.environ, "PYTHONPATH": str(checkout / "src")}
         command = [str(Path(sys.executable).parent / "snakemake"), TARGET, "--cores", str(cores),
@@ -89,7 +89,7 @@ def our_run(checkout: Path, cores: int) -> dict:
         weights = pd.read_parquet(workdir / TARGET.replace("losses", "weights"))
         diagonal = weights[(weights["stage"] == "final") & (weights["row"] == weights["col"])]
         means = diagonal.groupby(["matrix", "seed"])["value"].mean()
-        benchmark = float(pd.read_csv(workdir / "benchmarks" / "train_ensemble" / "gmm_L500_softmax.tsv", sep="\t")["s"].iloc[0])
+        benchmark = float(pd.read_csv(workdir / "benchmarks" / "train_ensemble" / "case=gmm,L=500,model=softmax.tsv", sep="\t")["s"].iloc[0])
     return {"wall": wall, "cpu": cpu, "training_job": benchmark, "test_mse": final["mse"].tolist(),
             "W_KQ_diag": means["W_KQ"].tolist(), "W_PV_diag": means["W_PV"].tolist()}
 

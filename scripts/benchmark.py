@@ -31,16 +31,19 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from icdenoise.pipeline.cluster import stalled_slurm_warning  # noqa: E402
 from floor import compute_floor_seconds, job_counts, job_floor_seconds, probe_machine, training_work  # noqa: E402
+
+from icdenoise.pipeline.cluster import stalled_slurm_warning  # noqa: E402
+from icdenoise.pipeline.joblog import job_of  # noqa: E402
 
 
 def run_once(checkout: Path, cores: int, configfile: str | None, target: str) -> tuple[float, dict[str, float]]:
     with tempfile.TemporaryDirectory(prefix="icdenoise-bench-") as scratch:
         workdir = Path(scratch)
         shutil.copy(checkout / "Snakefile", workdir)
-        for folder in ("workflow", "config"):
-            shutil.copytree(checkout / folder, workdir / folder)
+        for folder in ("workflow", "config", "profiles"):
+            if (checkout / folder).is_dir():  # profiles/: since the studies became plug-ins
+                shutil.copytree(checkout / folder, workdir / folder)
         command = [str(Path(sys.executable).parent / "snakemake"), target, "--cores", str(cores), "--quiet"]
         if configfile:
             command += ["--configfile", str(Path(configfile).resolve())]
@@ -82,15 +85,10 @@ def merged_config(checkout: Path, configfile: str | None) -> dict:
     return merge(config, yaml.safe_load(Path(configfile).read_text())) if configfile else config
 
 
-def training_run(job: str, config: dict) -> tuple[str, int, str] | None:
-    """(case, L, model) of a benchmark named train_ensemble/{case}_L{L}_{model}, else None."""
-    for case in config["cases"]:
-        for model in config["models"]:
-            prefix, suffix = f"train_ensemble/{case}_L", f"_{model}"
-            length = job[len(prefix):-len(suffix)]
-            if job.startswith(prefix) and job.endswith(suffix) and length.isdigit():
-                return case, int(length), model
-    return None
+def training_run(job: str) -> tuple[str, int, str] | None:
+    """(case, L, model) of a train_ensemble job's benchmark (benchmarks/train_ensemble/case=…,L=…,model=…), else None."""
+    rule, wildcards = job_of(job)
+    return (wildcards["case"], int(wildcards["L"]), wildcards["model"]) if rule == "train_ensemble" else None
 
 
 def report_floors(checkout: Path, per_job: dict[str, list[float]], config: dict) -> None:
@@ -104,7 +102,7 @@ def report_floors(checkout: Path, per_job: dict[str, list[float]], config: dict)
     print("| job | steps | records | MFLOP/step | MB/step | MFLOP/record | MB/record | compute floor s | floor s | job s | job/floor |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|")
     dataset, training = config["dataset"], config["training"]
-    runs = {job: run for job in per_job if (run := training_run(job, config))}
+    runs = {job: run for job in per_job if (run := training_run(job))}
     for job in sorted(runs):
         case, length, model = runs[job]
         work = training_work(config["models"][model]["architecture"], config["cases"][case]["n"], length,

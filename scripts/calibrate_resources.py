@@ -26,7 +26,7 @@ from snakemake.utils import update_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from icdenoise.pipeline.config import load_yaml, registered_studies, load_schema  # noqa: E402
+from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies  # noqa: E402
 from icdenoise.pipeline.joblog import RUNS_IN, job_of  # noqa: E402
 from icdenoise.pipeline.registry import shared_and_study  # noqa: E402
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate  # noqa: E402

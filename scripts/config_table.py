@@ -21,7 +21,7 @@ HEADER = """# Configuration keys
 `config/config.yaml` holds the papers' values and `config/smoke.yaml` a tiny version for CI; a file given
 with `--configfile` (after the targets) is merged over `config/config.yaml`, key by key. The merged config
 is validated before any job runs, against `workflow/schemas/config.schema.yaml` and the schema of each
-registered study (its package's `workflow/schema.yaml`), and every problem is listed with its key and what
+registered study (`<package>/workflow/schema.yaml`), and every problem is listed with its key and what
 is allowed. First `studies` (the studies the run builds), then the shared blocks `cases`, `models`,
 `dataset`, `training`, `evaluation`, `leaderboard`, then one block per study: {studies}.
 

@@ -12,7 +12,7 @@ run one at a time (`--resources gpu=1`), so that each job's `benchmark:` wall ti
 Agreement, fixed before any GPU run: the learned α, β, γ and final losses within 2% (relative) of the
 CPU's, and Fig. 8's weight matrices within 2% of their largest entry. Float32 reductions run in another
 order on a GPU and Adam amplifies the difference over thousands of steps, so bit-equality is not
-expected; TF32 is off (icdenoise.runtime), so the difference is rounding, not precision.
+expected; TF32 is off (icdenoise.maths.runtime), so the difference is rounding, not precision.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ COMPARED = {"figures/fig3.parquet": (["case", "model", "seed"], ["alpha", "beta"
 
 def build(device: str, cores: int, workdir: Path, configfiles: list[Path]) -> float:
     shutil.copy(REPO / "Snakefile", workdir)
-    for folder in ("workflow", "config"):
+    for folder in ("workflow", "config", "profiles"):
         shutil.copytree(REPO / folder, workdir / folder)
     (workdir / "device.yaml").write_text(f"training: {{device: {device}}}\n")
     command = [str(Path(sys.executable).parent / "snakemake"), *TARGETS, "--cores", str(cores), "--quiet",

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from scaled_query_study.shrinkage import ScaledQuery, expected_mse, optimal_scale
 
 from icdenoise.maths.cases import make_case
-from scaled_query_study.shrinkage import ScaledQuery, expected_mse, optimal_scale
 
 BLOCK = {"task": "linear", "n": 8, "d": 3, "sigma0_sq": 2.0, "corruption": {"kind": "query", "sigma_z_sq": 0.5}}
 

@@ -4,7 +4,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from runner import copy_workflow, snakemake
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from runner import SNAKEMAKE, copy_workflow, planned_jobs
 
 pytestmark = pytest.mark.integration

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from runner import SNAKEMAKE, copy_workflow, planned_outputs, snakemake
 
 pytestmark = pytest.mark.integration

@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from runner import SNAKEMAKE, copy_workflow
 
 pytestmark = pytest.mark.integration

@@ -6,7 +6,6 @@ run is imported, and the server accounts for every copy before it exits. Real pr
 import ast
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile

@@ -10,14 +10,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # helpers.py, for the tests in the sub-folders
 
-# What the code under test would start a process for, done once before any test runs: matplotlib's font
-# list (fc-list, on a machine that has none cached yet) and the checkout's git state (every Parquet written
-# records it).
+# What the code under test would start a process for is done before the tests: matplotlib's font list
+# (fc-list, on a machine that has none cached yet) once, and the checkout's git state (every Parquet
+# written records it; cached, so again only if an integration test in this session cleared it).
 import matplotlib.font_manager  # noqa: E402, F401
 
 from icdenoise.records.artifacts import git_state  # noqa: E402
-
-git_state()
 
 
 class SpawnedAProcess(OSError):
@@ -27,6 +25,7 @@ class SpawnedAProcess(OSError):
 @pytest.fixture(autouse=True)
 def no_processes(monkeypatch):
     """Fail a unit test that starts a process (the attempt raises, and the test fails even if it is caught)."""
+    git_state()
     attempts = []
 
     def refuse(what, *args, **kwargs):

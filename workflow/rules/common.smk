@@ -29,9 +29,12 @@ for study in STUDIES.values():
 # `onstart` sends it the rest of the run's modules.
 WARM_START = None
 if workflow.is_main_process and warmstart.enabled():
-    SHARED_SCRIPTS = [WORKFLOW / "scripts" / f"{name}.py" for name in ("sample_prompts", "train_ensemble", "evaluate_bayes")]
-    WARM_START = warmstart.start_server(import_groups(map(imported_modules, SHARED_SCRIPTS), exclude=[warmstart.__name__]),
-                                        STATE_DIR / "warmstart.log")
+    SHARED_SCRIPTS = [
+        WORKFLOW / "scripts" / f"{name}.py" for name in ("sample_prompts", "train_ensemble", "evaluate_bayes")
+    ]
+    WARM_START = warmstart.start_server(
+        import_groups(map(imported_modules, SHARED_SCRIPTS), exclude=[warmstart.__name__]), STATE_DIR / "warmstart.log"
+    )
 
 MACHINE_CORES = machine_cores()
 if workflow.local_exec and (workflow._cores or 0) > MACHINE_CORES:
@@ -50,7 +53,9 @@ onstart:
     elif WARM_START is not None:
         WARM_START.complete(import_groups(modules_in_start_order(), exclude=[warmstart.__name__]))
         if not WARM_START.announce():
-            logger.warning(f"the warm start did not begin (see {WARM_START.log_path}): each job imports its own modules")
+            logger.warning(
+                f"the warm start did not begin (see {WARM_START.log_path}): each job imports its own modules"
+            )
 
 
 def modules_in_start_order():

@@ -17,7 +17,8 @@ job_rule(
     "results/trained_scores/{case}/L{L}.parquet",
     input=dict(
         weights=lambda wildcards: [
-            training_path(wildcards.case, model, "weights", wildcards.L) for model in models_trained_at(wildcards.case, wildcards.L)
+            training_path(wildcards.case, model, "weights", wildcards.L)
+            for model in models_trained_at(wildcards.case, wildcards.L)
         ]
     ),
     params=dict(

@@ -34,7 +34,9 @@ def here(path):
 def wildcards_of(output):
     """The wildcards of a rule's output patterns, in the order they first appear."""
     patterns = map(str, output.values() if isinstance(output, dict) else [output])
-    return list(dict.fromkeys(name for pattern in patterns for name in sorted(get_wildcard_names(pattern), key=pattern.index)))
+    return list(
+        dict.fromkeys(name for pattern in patterns for name in sorted(get_wildcard_names(pattern), key=pattern.index))
+    )
 
 
 def job_resources(name):
@@ -61,7 +63,9 @@ def longest_first(name):
     return lambda wildcards: 10 + math.ceil(job_estimate(name, dict(wildcards.items()), config, SIZES).seconds)
 
 
-def job_rule(name, doc, script_file, output, input=None, params=None, threads=1, priority=None, local=False, modules=()):
+def job_rule(
+    name, doc, script_file, output, input=None, params=None, threads=1, priority=None, local=False, modules=()
+):
     """Define the rule `name` (a verb first) with the tail every job shares.
 
     doc: what its jobs compute (its docstring); script_file: its script, relative to the calling rules file;
@@ -71,8 +75,10 @@ def job_rule(name, doc, script_file, output, input=None, params=None, threads=1,
     modules: modules the script imports by name at run time (their files join the code input).
     A rule that is not local needs a job-size model in its study's `sizes` (icdenoise.pipeline.resources)."""
     if not local and name not in SIZES:
-        raise ValueError(f"rule {name} runs on a cluster node but has no job-size model; add it to its study's sizes "
-                         "(Study.sizes; icdenoise.pipeline.resources.light for jobs that stay small), or mark it local")
+        raise ValueError(
+            f"rule {name} runs on a cluster node but has no job-size model; add it to its study's sizes "
+            "(Study.sizes; icdenoise.pipeline.resources.light for jobs that stay small), or mark it local"
+        )
     script_file = here(script_file)  # (a local named `script` would hide Snakemake's own, which runs the job)
     log, benchmark = job_files(name, wildcards_of(output))
     positional = [unpack(input)] if callable(input) else []
@@ -90,19 +96,19 @@ def job_rule(name, doc, script_file, output, input=None, params=None, threads=1,
         output:
             *([] if outputs else [output]),
             **outputs,
-        params:
-            **(params or {}),
         log:
             log,
         benchmark:
             benchmark
-        threads: threads
         priority: longest_first(name) if priority is None else priority
-        resources:
-            **job_resources(name),
         localrule: local
         conda:
             ENVIRONMENT
+        threads: threads
+        resources:
+            **job_resources(name),
+        params:
+            **(params or {}),
         script:
             str(script_file)
 

@@ -1,7 +1,9 @@
 # The common leaderboard: every closed form, every trained model and every study's own denoisers
 # (score_rule) on every configured case they apply to. Read after the studies' rules.
 
-LEADERBOARD_TEXT = report("figures/leaderboard.md", caption=str(WORKFLOW / "report" / "leaderboard.rst"), category="Leaderboard")
+LEADERBOARD_TEXT = report(
+    "figures/leaderboard.md", caption=str(WORKFLOW / "report" / "leaderboard.rst"), category="Leaderboard"
+)
 job_rule(
     "build_leaderboard",
     "Every denoiser on every configured case it applies to, on the same fresh prompts per case.",

@@ -6,12 +6,12 @@ hand_over()
 
 import torch
 
-from icdenoise.records.artifacts import write_job_parquet
-from icdenoise.records.datasets import read_dataset
-from icdenoise.pipeline.joblog import start_job
 from icdenoise.maths.models import make_model
 from icdenoise.maths.runtime import resolve_device, use_threads
 from icdenoise.maths.training import Split, TrainingSettings, train_ensemble
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import write_job_parquet
+from icdenoise.records.datasets import read_dataset
 
 case, model_name, context_length = snakemake.wildcards.case, snakemake.wildcards.model, int(snakemake.wildcards.L)
 log = start_job(snakemake)

@@ -1,5 +1,5 @@
 """Which corruptions each registered model architecture denoises, readable without importing torch:
-config validation runs inside Snakemake's own process. The classes are in `icdenoise.models.MODELS`;
+config validation runs inside Snakemake's own process. The classes are in `icdenoise.maths.models.MODELS`;
 a unit test keeps the two registries' names equal."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Bayes-optimal denoising formulas (Section 2.3, Appendix C) and the estimates their plug-in
 versions need (top-PCA subspaces, k-means centres).
 
-These are plain array functions. `icdenoise.denoisers` wraps them as denoisers of prompts.
+These are plain array functions. `icdenoise.maths.denoisers` wraps them as denoisers of prompts.
 Each shared closed form of the linear task lives here once, built on the noisy query's variance
 along the subspace σ0²+σ_z²: the shrinkage σ0²/(σ0²+σ_z²) (eq. 3), the optimal linear-attention
 scale γ* = 1/(σ0²+σ_z²) (eq. 10, Fig. 4a, eq. A.12) and the Bayes loss per subspace dimension

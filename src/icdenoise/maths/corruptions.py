@@ -1,7 +1,7 @@
 """Corruptions: how a prompt's clean tokens become what the network sees, and what it must recover.
 
 A corruption draws its noise from the prompt's own generator, right after the task drew the clean
-tokens, so a prompt depends only on (seed, index) (see `icdenoise.cases`).
+tokens, so a prompt depends only on (seed, index) (see `icdenoise.maths.cases`).
 
 - ``query`` (Section 2.1, eq. 1): L clean context tokens and a query x̃ = x_{L+1} + z,
   z ~ N(0, σ_z² I_n); the target is x_{L+1}.

@@ -1,8 +1,8 @@
 """One interface for everything that estimates clean tokens from prompts.
 
 A denoiser answers ``predict(prompts) -> (S, N, *target)``, with S the seed axis: S = 1 for a
-closed form (`icdenoise.estimators`), one slice per seed for a trained ensemble (`TrainedEnsemble`).
-`icdenoise.scoring.score` scores any set of denoisers on any prompts.
+closed form (`icdenoise.maths.estimators`), one slice per seed for a trained ensemble (`TrainedEnsemble`).
+`icdenoise.maths.scoring.score` scores any set of denoisers on any prompts.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Denoiser(ABC):
 
 @dataclass
 class TrainedEnsemble(Denoiser):
-    """A trained ensemble (`icdenoise.models.EnsembleModel`) and the seeds of its slices."""
+    """A trained ensemble (`icdenoise.maths.models.EnsembleModel`) and the seeds of its slices."""
 
     model: Any
     seeds: tuple[int, ...]

@@ -1,5 +1,5 @@
 """Closed-form denoisers, registered per task (Section 2.3 and Appendix C; eqs. 3, 6, 7, 8, 10, 13 and
-the zero predictor), as denoisers of prompts (`icdenoise.denoisers`).
+the zero predictor), as denoisers of prompts (`icdenoise.maths.denoisers`).
 
 Each declares whether it reads the prompt's context:
 - an estimator that reads only the query and the true task (an oracle, the zero predictor) applies

@@ -1,5 +1,5 @@
 """The closed-form baselines of a case (Section 2.3) scored on fresh prompts, never the training
-dataset, by `icdenoise.scoring` (which scores trained ensembles on the same prompts)."""
+dataset, by `icdenoise.maths.scoring` (which scores trained ensembles on the same prompts)."""
 
 from __future__ import annotations
 

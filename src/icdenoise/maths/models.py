@@ -15,7 +15,7 @@ autograd by default; the one-layer models of eqs. 11-12 derive it by hand, which
 fast on the CPU and is held to autograd by a unit test.
 
 A new architecture is a subclass registered in `MODELS`, the corruptions it denoises in
-`icdenoise.architectures.DENOISES`, and its name in the config schema.
+`icdenoise.maths.architectures.DENOISES`, and its name in the config schema.
 """
 
 from __future__ import annotations
@@ -317,7 +317,7 @@ class TwoStageAttention(EnsembleModel):
     layers, each with its own learned bandwidth β_ℓ and step η_ℓ,
     z ← z + η_ℓ (Σ_j softmax_j(−β_ℓ/2 ‖z − z_j‖²) z_j − z), then a cross-attention with learned β_c
     from each noisy token y_i (the long-range skip) to the refined particles. At β_ℓ = β, η_ℓ = η and
-    β_c = 1/σ² it is the two-stage estimator of `icdenoise.empirical_bayes`.
+    β_c = 1/σ² it is the two-stage estimator of `icdenoise.studies.alltoken.empirical_bayes`.
 
     Parameters: log_beta and eta (S, layers, 1), log_beta_c (S, 1, 1); bandwidths are learned in logs
     so that they stay positive.

@@ -1,6 +1,6 @@
 """A batch of prompts: what a denoiser sees and what it must recover.
 
-A corruption (`icdenoise.corruptions`) turns a task's clean tokens into prompts:
+A corruption (`icdenoise.maths.corruptions`) turns a task's clean tokens into prompts:
 
 - query-only corruption (the core paper, Section 2.1): L clean context tokens and one noisy query
   x̃ = x_{L+1} + z; the target is x_{L+1}. Shapes: context (N, L, n), query (N, n), target (N, n);

@@ -1,6 +1,6 @@
 """Tasks: distributions over token distributions p_X (Section 2.2). A task draws one p_X per
 prompt (its subspace, sphere or set of centres) and i.i.d. clean tokens from it. What the network
-sees is decided by a corruption (`icdenoise.corruptions`), not by the task.
+sees is decided by a corruption (`icdenoise.maths.corruptions`), not by the task.
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ from icdenoise.maths.corruptions import CORRUPTIONS
 from icdenoise.pipeline.cluster import SHARED_DEVICES
 from icdenoise.pipeline.registry import RegistryError, Run, Study, load_studies, shared_and_study
 
-
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it: the schema loads ~5× faster
 
 

@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from icdenoise.records.artifacts import read_metadata, write_parquet
 from icdenoise.maths.prompts import Prompts
+from icdenoise.records.artifacts import read_metadata, write_parquet
 
 ARRAY_COLUMNS = ("context", "query", "target")
 

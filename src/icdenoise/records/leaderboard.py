@@ -1,5 +1,5 @@
 """The common leaderboard: every denoiser scored on every case it applies to, on the same fresh
-prompts, by `icdenoise.scoring`. Rows come from the closed-form evaluations and the trained-ensemble
+prompts, by `icdenoise.maths.scoring`. Rows come from the closed-form evaluations and the trained-ensemble
 evaluations of each case at its own context length; a later study joins by registering its tasks,
 corruptions, closed forms and models, and by configuring its cases."""
 

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+from helpers import query_case
 from scipy import integrate
 
 from icdenoise.maths import bayes, estimators
 from icdenoise.maths.evaluation import evaluate_closed_forms
 from icdenoise.maths.tasks import GaussianMixture, LinearSubspace, Sphere, haar_orthonormal_basis, uniform_on_sphere
-
-from helpers import query_case
 
 
 def importance_posterior_mean(prior_samples: np.ndarray, query: np.ndarray, sigma_z_sq: float) -> np.ndarray:

@@ -3,12 +3,11 @@
 import numpy as np
 import pytest
 import torch
+from helpers import all_token_case, query_case
 
 from icdenoise.maths import estimators
 from icdenoise.maths.models import MODELS, LinearAttention, SoftmaxAttention, StackedSelfAttention
 from icdenoise.maths.tasks import GaussianMixture, LinearSubspace, Sphere
-
-from helpers import all_token_case, query_case
 
 torch.set_default_dtype(torch.float64)
 

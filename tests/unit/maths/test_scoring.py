@@ -9,9 +9,9 @@ from icdenoise.maths import bayes
 from icdenoise.maths.cases import make_case
 from icdenoise.maths.denoisers import TrainedEnsemble
 from icdenoise.maths.estimators import closed_form_denoisers
-from icdenoise.records.leaderboard import leaderboard_table, markdown
 from icdenoise.maths.models import SoftmaxAttention
 from icdenoise.maths.scoring import score, score_on_fresh_prompts, squared_error_per_prompt, squared_error_per_seed
+from icdenoise.records.leaderboard import leaderboard_table, markdown
 
 GMM = {"task": "gmm", "n": 3, "K": 2, "radius": 1.0, "sigma0_sq": 0.05}
 

@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
+from helpers import all_token_case, query_case
 
 from icdenoise.maths.cases import make_case, transform_matrix, untransformed
 from icdenoise.maths.tasks import GaussianMixture, LinearSubspace, Sphere, haar_orthonormal_basis, make_task
-
-from helpers import all_token_case, query_case
 
 
 def test_haar_basis_is_orthonormal_and_unbiased():

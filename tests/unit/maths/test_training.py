@@ -4,12 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from helpers import all_token_case, query_case
 
 from icdenoise.maths.models import LinearAttention, SoftmaxAttention, StackedSelfAttention
 from icdenoise.maths.tasks import GaussianMixture, Sphere
 from icdenoise.maths.training import Split, TrainingSettings, train_ensemble
-
-from helpers import all_token_case, query_case
 
 MODELS = {"linear": LinearAttention, "softmax": SoftmaxAttention}
 

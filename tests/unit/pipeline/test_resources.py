@@ -13,8 +13,16 @@ from icdenoise.pipeline.cluster import placement, training_gpus
 from icdenoise.pipeline.config import device_keys, load_yaml, setting, validate_config
 from icdenoise.pipeline.joblog import job_files, job_of
 from icdenoise.pipeline.registry import shared_and_study
-from icdenoise.pipeline.resources import (MEMORY_HEADROOM, RUNTIME_FLOOR_MINUTES, RUNTIME_HEADROOM, SHARED_SIZES,
-                                          TRAINING_SECONDS_PER_WORK, JobEstimate, job_estimate, machine_cores)
+from icdenoise.pipeline.resources import (
+    MEMORY_HEADROOM,
+    RUNTIME_FLOOR_MINUTES,
+    RUNTIME_HEADROOM,
+    SHARED_SIZES,
+    TRAINING_SECONDS_PER_WORK,
+    JobEstimate,
+    job_estimate,
+    machine_cores,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -117,3 +125,7 @@ def test_a_study_rule_asks_for_a_gpu_when_its_own_device_key_says_so(paper):
     assert placement(setting(config, devices["train_mssa_regression"]), {}) == {"gpu": 1}
     assert placement(setting(config, devices["train_ensemble"]), {}) == {"gpu": 0}
     assert "plot_fig3" not in devices and "sample_prompts" not in devices
+
+
+def test_machine_cores_is_at_most_what_the_os_reports():
+    assert 1 <= machine_cores() <= os.cpu_count()

@@ -4,13 +4,12 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from helpers import all_token_case, query_case
 
 import icdenoise
+from icdenoise.maths.tasks import GaussianMixture
 from icdenoise.records import artifacts
 from icdenoise.records.datasets import read_dataset, write_dataset
-from icdenoise.maths.tasks import GaussianMixture
-
-from helpers import all_token_case, query_case
 
 
 def test_metadata_records_params_versions_commit_config_and_inputs(tmp_path):

@@ -2,16 +2,15 @@
 
 import pytest
 import torch
+from floor import MachineRates, compute_floor_seconds, job_counts, job_floor_seconds, training_work
+from helpers import query_case
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
 
-from floor import MachineRates, compute_floor_seconds, job_counts, job_floor_seconds, training_work
 from icdenoise.maths.models import SoftmaxAttention
 from icdenoise.maths.scoring import squared_error_per_seed
 from icdenoise.maths.tasks import Sphere
 from icdenoise.maths.training import Split, TrainingSettings, train_ensemble
-
-from helpers import query_case
 
 N_DIM, LENGTH, SEEDS, BATCH, PROMPTS = 4, 2000, 3, 10, 30  # L ≫ n, so that the n² products are negligible
 

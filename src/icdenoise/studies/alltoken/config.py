@@ -3,8 +3,8 @@ its keys to each other and to the shared blocks."""
 
 from __future__ import annotations
 
-from icdenoise.records.claims import reference_problems
 from icdenoise.pipeline.registry import Run
+from icdenoise.records.claims import reference_problems
 from icdenoise.studies.alltoken.claims import CLAIMS
 
 

@@ -11,7 +11,7 @@ Every token is noisy, y_i = x_i + N(0, σ²I), and the x_i are i.i.d. from an un
 The estimators (`ESTIMATORS`): ``stage2_only`` (L = 0, Stage 2 on the noisy tokens themselves),
 ``stage1_only`` (the particle z_i(L) itself), ``two_stage`` (Stage 2 on the particles after L layers).
 The Bayes posterior mean under the true prior is the task's registered closed form
-(`icdenoise.estimators`, task ``mixture``).
+(`icdenoise.maths.estimators`, task ``mixture``).
 
 Everything is batched over contexts, (B, N, n), and the N×N kernels are computed in row blocks of
 about `BLOCK_VALUES` values, so memory grows as B·N·n, not N².

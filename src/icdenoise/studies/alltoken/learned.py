@@ -9,10 +9,10 @@ import pandas as pd
 import torch
 
 from icdenoise.maths.cases import make_case
-from icdenoise.studies.alltoken.empirical_bayes import empirical_bayes_denoisers
 from icdenoise.maths.estimators import closed_form_denoisers
-from icdenoise.studies.alltoken.meanfield import optimal_time
 from icdenoise.maths.scoring import squared_error_per_prompt
+from icdenoise.studies.alltoken.empirical_bayes import empirical_bayes_denoisers
+from icdenoise.studies.alltoken.meanfield import optimal_time
 
 
 def learned_parameters(weights: pd.DataFrame, sigma_z_sq: float, theory_beta: float) -> pd.DataFrame:

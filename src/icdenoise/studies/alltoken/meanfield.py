@@ -1,4 +1,4 @@
-"""The continuous-depth, mean-field limit of Stage 1 (`icdenoise.empirical_bayes`), derived in
+"""The continuous-depth, mean-field limit of Stage 1 (`icdenoise.studies.alltoken.empirical_bayes`), derived in
 docs/alltoken.md.
 
 With N → ∞ particles of density ρ, one layer moves a particle by η (m(z) − z), where m(z) is the

@@ -8,8 +8,8 @@ import pandas as pd
 import torch
 
 from icdenoise.maths.cases import make_case
-from icdenoise.studies.alltoken.empirical_bayes import DTYPE, particle_flow, stage_estimates, theory_depth
 from icdenoise.maths.estimators import closed_form_denoisers
+from icdenoise.studies.alltoken.empirical_bayes import DTYPE, particle_flow, stage_estimates, theory_depth
 
 BAYES = "bayes"
 

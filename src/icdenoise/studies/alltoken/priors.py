@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from icdenoise.studies.alltoken.empirical_bayes import DTYPE
 from icdenoise.maths.tasks import FixedMixture
+from icdenoise.studies.alltoken.empirical_bayes import DTYPE
 
 
 def mixture(centres: list, sigma0_sq: float = 0.0) -> FixedMixture:

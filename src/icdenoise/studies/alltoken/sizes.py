@@ -3,8 +3,7 @@ the tokens and the depth; its other compute jobs stay small."""
 
 from __future__ import annotations
 
-from icdenoise.pipeline.resources import (ANALYSIS_MB, INTERPRETER_MB, STARTUP_SECONDS, TORCH_MB, JobEstimate, SizeModel,
-                                          light)
+from icdenoise.pipeline.resources import ANALYSIS_MB, INTERPRETER_MB, STARTUP_SECONDS, TORCH_MB, JobEstimate, SizeModel, light
 
 KERNEL_SECONDS_PER_VALUE = 3.0e-9  # one Gaussian-kernel value of Stage 1 or 2, float32
 # (measured 1.5e-9 per value, N = 8000, on the 2-core EPYC: twice that, for slower machines)

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
 from icdenoise.studies.memory.config import zipf_problems
+from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
 from icdenoise.studies.memory.fits import loglog_slope
 
 ESTIMATORS = ("counts", "seen", "threshold")

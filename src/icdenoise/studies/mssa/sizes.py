@@ -3,8 +3,19 @@ request in the config; its SNR trajectories and leaderboard scores grow with the
 
 from __future__ import annotations
 
-from icdenoise.pipeline.resources import (ANALYSIS_MB, INTERPRETER_MB, LIGHT_JOB_SECONDS, STARTUP_SECONDS, TORCH_MB,
-                                          TORCH_STARTUP_SECONDS, JobEstimate, SizeModel, float_arrays, light, stated_request)
+from icdenoise.pipeline.resources import (
+    ANALYSIS_MB,
+    INTERPRETER_MB,
+    LIGHT_JOB_SECONDS,
+    STARTUP_SECONDS,
+    TORCH_MB,
+    TORCH_STARTUP_SECONDS,
+    JobEstimate,
+    SizeModel,
+    float_arrays,
+    light,
+    stated_request,
+)
 
 SECONDS_PER_TOKEN_LAYER = 5.0e-5  # the leaderboard's scores: sampling and MSSA, per prompt, token and layer
 # (measured 2.5e-5 on the 2-core EPYC, paper config: twice that, for slower machines)

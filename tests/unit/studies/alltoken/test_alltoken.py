@@ -7,11 +7,11 @@ import pytest
 import torch
 from scipy import integrate
 
-from icdenoise.studies.alltoken import empirical_bayes, meanfield
 from icdenoise.maths.cases import make_case
 from icdenoise.maths.estimators import closed_form_denoisers
 from icdenoise.maths.models import TwoStageAttention
 from icdenoise.maths.prompts import Prompts
+from icdenoise.studies.alltoken import empirical_bayes, meanfield
 from icdenoise.studies.alltoken.priors import mixture, noisy_contexts
 
 MIXTURE_CASE = {"task": "mixture", "n": 1, "centres": [[-1.0], [1.0]], "sigma0_sq": 0.05,

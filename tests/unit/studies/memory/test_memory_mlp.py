@@ -8,6 +8,7 @@ import torch
 from icdenoise.studies.memory import mlp
 from icdenoise.studies.memory.embeddings import generator
 
+
 @pytest.fixture(scope="module", autouse=True)
 def one_thread():
     """Each training is a few hundred small products: one thread, as in the pipeline's jobs, is the fast way."""

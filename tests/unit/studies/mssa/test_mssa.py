@@ -14,9 +14,9 @@ from icdenoise.maths.corruptions import OffSubspaceNoise
 from icdenoise.maths.estimators import closed_form_denoisers
 from icdenoise.maths.models import SubspaceSelfAttention
 from icdenoise.maths.scoring import score
+from icdenoise.maths.tasks import LowRankMixture
 from icdenoise.studies.mssa.known_bases import KnownBasesMSSA
 from icdenoise.studies.mssa.snr import draw_tokens, signal_to_noise, trajectory
-from icdenoise.maths.tasks import LowRankMixture
 
 CASE = {"task": "low_rank_mixture", "n": 12, "K": 3, "p": 4, "corruption": {"kind": "off_subspace", "sigma_z_sq": 0.09}, "L": 30}
 

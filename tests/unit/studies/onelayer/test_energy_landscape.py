@@ -3,13 +3,12 @@
 import numpy as np
 import pytest
 import torch
+from helpers import query_case
 
-from icdenoise.studies.onelayer.energy import descent_path, descent_step, energy, energy_gradient
-from icdenoise.studies.onelayer.landscape import scaled_identity_mse
 from icdenoise.maths.models import SoftmaxAttention
 from icdenoise.maths.tasks import Sphere
-
-from helpers import query_case
+from icdenoise.studies.onelayer.energy import descent_path, descent_step, energy, energy_gradient
+from icdenoise.studies.onelayer.landscape import scaled_identity_mse
 
 
 @pytest.fixture

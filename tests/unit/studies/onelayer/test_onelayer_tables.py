@@ -6,12 +6,12 @@ import pandas as pd
 import pytest
 import torch
 
+from icdenoise.maths.cases import make_case
 from icdenoise.maths.models import LinearAttention
 from icdenoise.studies.onelayer.context_sweep import power_law_fit
 from icdenoise.studies.onelayer.descent import step_count_table
 from icdenoise.studies.onelayer.energy import descent_path
 from icdenoise.studies.onelayer.subspace_shift import subspace_shift_table
-from icdenoise.maths.cases import make_case
 
 
 def test_power_law_fit_recovers_a_known_exponent():

@@ -56,7 +56,9 @@ job_rule(
     params=dict(
         case=canonical(config["cases"][ALLTOKEN_CASE]),
         block=canonical(ALLTOKEN["mse"]),
-        contexts=lambda wildcards: dict(zip(ALLTOKEN["mse"]["n_tokens"], ALLTOKEN["mse"]["contexts"]))[int(wildcards.tokens)],
+        contexts=lambda wildcards: dict(zip(ALLTOKEN["mse"]["n_tokens"], ALLTOKEN["mse"]["contexts"]))[
+            int(wildcards.tokens)
+        ],
     ),
 )
 
@@ -95,12 +97,20 @@ FIGURES = {  # figure → (what it shows, its tables)
         "The explainer's first figure: x̂* and the Stage-2 energy at depths 0 and `depth`.",
         named_tables(rules.simulate_alltoken_before_after.output),
     ),
-    "particle_flow": ("Stage-1 particles across depth for each β.", named_tables(rules.simulate_alltoken_particle_flow.output)),
+    "particle_flow": (
+        "Stage-1 particles across depth for each β.",
+        named_tables(rules.simulate_alltoken_particle_flow.output),
+    ),
     "variance": ("The particles' variance against τ = ℓη/β.", named_tables(rules.simulate_alltoken_variance.output)),
-    "gaussian": ("Covariance eigenvalues against the Γ ODE of Theorem 5.1.", named_tables(rules.simulate_alltoken_gaussian.output)),
+    "gaussian": (
+        "Covariance eigenvalues against the Γ ODE of Theorem 5.1.",
+        named_tables(rules.simulate_alltoken_gaussian.output),
+    ),
     "mse_by_n": (
         "Fig. 4(a): MSE/σ² of each estimator by N, and against depth.",
-        dict(mse_by_n=rules.summarise_alltoken_mse.output.bars, mse_by_depth=rules.summarise_alltoken_mse.output.by_depth),
+        dict(
+            mse_by_n=rules.summarise_alltoken_mse.output.bars, mse_by_depth=rules.summarise_alltoken_mse.output.by_depth
+        ),
     ),
     "learned_depth": (
         "The learned depth's β_ℓ, η_ℓ and its test MSE by N.",

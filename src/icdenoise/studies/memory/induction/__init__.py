@@ -14,7 +14,12 @@ Modules: `task` (the sequences), `model` (the transformer), `probes` (recall pro
 `training` (a run).
 """
 
-from icdenoise.studies.memory.induction.model import AttentionOnlyTransformer, FrozenEmbeddings, frozen_embeddings, output_loss_and_hits
+from icdenoise.studies.memory.induction.model import (
+           AttentionOnlyTransformer,
+           FrozenEmbeddings,
+           frozen_embeddings,
+           output_loss_and_hits,
+)
 from icdenoise.studies.memory.induction.probes import PROBED, SLIDES_ORDER, learning_order, probe_targets, probes, recall
 from icdenoise.studies.memory.induction.task import TriggerBigrams, output_positions, stationary_distribution, trigger_bigrams
 from icdenoise.studies.memory.induction.training import evaluate, make_optimizer, train_run

@@ -6,7 +6,6 @@ error at the range's first grid point."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from icdenoise.records.figures import start_figure

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from icdenoise.studies.memory.plots.zipf_axes import ESTIMATOR_STYLE, SMALLEST_SHOWN, format_fit, draw_curve, draw_slides_segment, fit_of, start_grid
+from icdenoise.studies.memory.plots.zipf_axes import (
+    ESTIMATOR_STYLE,
+    SMALLEST_SHOWN,
+    draw_curve,
+    draw_slides_segment,
+    fit_of,
+    format_fit,
+    start_grid,
+)
 
 
 def render(tables):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from icdenoise.records.figures import start_figure
-from icdenoise.studies.memory.plots.zipf_axes import ESTIMATOR_STYLE, REFERENCE_COLOR, format_fit, fit_of
+from icdenoise.studies.memory.plots.zipf_axes import ESTIMATOR_STYLE, REFERENCE_COLOR, fit_of, format_fit
 
 
 def render(tables):

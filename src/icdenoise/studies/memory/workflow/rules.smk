@@ -122,17 +122,32 @@ job_rule(
 CAPACITY = rules.fit_memory_capacity.output
 ZIPF = dict(zipf=rules.fit_memory_zipf.output.errors, zipf_fit=rules.fit_memory_zipf.output.fits)
 FIGURES = {  # figure → (what it shows, its tables)
-    "capacity_curves": ("Recall accuracy of the Hebbian memory against N, per d and map.", dict(curves=CAPACITY.curves, capacity=CAPACITY.capacity)),
-    "capacity_fit": ("Bisected capacity against d with the fitted slopes.", dict(capacity=CAPACITY.capacity, capacity_fit=CAPACITY.fits)),
+    "capacity_curves": (
+        "Recall accuracy of the Hebbian memory against N, per d and map.",
+        dict(curves=CAPACITY.curves, capacity=CAPACITY.capacity),
+    ),
+    "capacity_fit": (
+        "Bisected capacity against d with the fitted slopes.",
+        dict(capacity=CAPACITY.capacity, capacity_fit=CAPACITY.fits),
+    ),
     "gradient_step": ("Capacity of one gradient step against the Hebbian memory's.", dict(capacity=CAPACITY.capacity)),
-    "variance": ("Simulated cross-talk variance against the slides' and the exact one.", named_tables(rules.simulate_memory_variance.output)),
-    "width": ("Capacity of the low-rank memory and the trained MLP against m·d.", dict(width=CAPACITY.width, capacity_fit=CAPACITY.fits)),
+    "variance": (
+        "Simulated cross-talk variance against the slides' and the exact one.",
+        named_tables(rules.simulate_memory_variance.output),
+    ),
+    "width": (
+        "Capacity of the low-rank memory and the trained MLP against m·d.",
+        dict(width=CAPACITY.width, capacity_fit=CAPACITY.fits),
+    ),
     "zipf_n": ("Zipf scaling: the exact test errors against n.", ZIPF),
     "zipf_d": ("Zipf scaling: the exact test errors against d.", ZIPF),
     "zipf_optimum": ("Zipf scaling: the best top-k memory and its k*(d).", ZIPF),
     "induction": (
         "The induction head: accuracy over training and the memory-recall probes.",
-        dict(induction=rules.summarise_memory_induction.output.curves, induction_order=rules.summarise_memory_induction.output.order),
+        dict(
+            induction=rules.summarise_memory_induction.output.curves,
+            induction_order=rules.summarise_memory_induction.output.order,
+        ),
     ),
 }
 for figure, (doc, tables) in FIGURES.items():

@@ -50,7 +50,9 @@ job_rule(
     params=dict(block=canonical(REGRESSION)),
 )
 
-RUNS_OF_EVERY_MODEL = dict(regression_task=REGRESSION["tasks"], architecture=list(REGRESSION["models"]), training_seed=REGRESSION["seeds"])
+RUNS_OF_EVERY_MODEL = dict(
+    regression_task=REGRESSION["tasks"], architecture=list(REGRESSION["models"]), training_seed=REGRESSION["seeds"]
+)
 job_rule(
     "summarise_mssa_regression",
     "Fig. 6's tables: every model's and baseline's test error by number of examples, and the training curves.",
@@ -77,8 +79,14 @@ FIGURES = {  # figure → (what it shows, its tables)
         "Where Theorem 3.1 holds: the per-layer SNR ratio and the attention leakage, sweeping η, p and δ.",
         dict(sweep=rules.sweep_mssa_snr.output.layers, departures=rules.sweep_mssa_snr.output.departures),
     ),
-    "regression": ("Fig. 6 (scaled): in-context linear and sparse regression.", dict(regression=rules.summarise_mssa_regression.output.errors)),
-    "training": ("The in-context models' training curves.", dict(training=rules.summarise_mssa_regression.output.curves)),
+    "regression": (
+        "Fig. 6 (scaled): in-context linear and sparse regression.",
+        dict(regression=rules.summarise_mssa_regression.output.errors),
+    ),
+    "training": (
+        "The in-context models' training curves.",
+        dict(training=rules.summarise_mssa_regression.output.curves),
+    ),
 }
 for figure, (doc, tables) in FIGURES.items():
     figure_rule(STUDY, f"mssa/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst")

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
-from icdenoise.records.figures import BAYES_COLOR, model_style, PLUGIN_COLOR, start_figure
+from icdenoise.records.figures import BAYES_COLOR, PLUGIN_COLOR, model_style, start_figure
 
 
 def render(tables: dict[str, pd.DataFrame]):

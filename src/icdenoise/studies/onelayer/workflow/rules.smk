@@ -54,7 +54,11 @@ job_rule(
     "summarise_context_sweep",
     "Figure 4(a) tables: γ and best test MSE per (L, seed), the baselines per L, the power-law fit.",
     "scripts/summarise_context_sweep.py",
-    dict(sweep="figures/fig4a.parquet", baselines="figures/fig4a_baselines.parquet", fit="figures/fig4a_power_law.parquet"),
+    dict(
+        sweep="figures/fig4a.parquet",
+        baselines="figures/fig4a_baselines.parquet",
+        fit="figures/fig4a_power_law.parquet",
+    ),
     input=dict(
         datasets=[dataset_path(FIG4A["case"], L) for L in FIG4A["context_lengths"]],
         losses=[training_path(FIG4A["case"], FIG4A["model"], "losses", L) for L in FIG4A["context_lengths"]],
@@ -92,7 +96,9 @@ job_rule(
     "scripts/compare_learned_structure.py",
     dict(matrices="figures/fig8.parquet", similarity="figures/fig8_similarity.parquet"),
     input=dict(weights=[training_path(FIG8["case"], model, "weights") for model in FIG8["models"]]),
-    params=dict(fig8=canonical(FIG8), case=onelayer_case_block("fig8"), architectures=onelayer_architectures(FIG8["models"])),
+    params=dict(
+        fig8=canonical(FIG8), case=onelayer_case_block("fig8"), architectures=onelayer_architectures(FIG8["models"])
+    ),
 )
 
 job_rule(

@@ -4,9 +4,10 @@ from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
+from scaled_query_study.shrinkage import scale_table
+
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import write_job_parquet
-from scaled_query_study.shrinkage import scale_table
 
 log = start_job(snakemake)
 params = snakemake.params

@@ -6,10 +6,10 @@ hand_over()
 
 import pandas as pd
 
-from icdenoise.records.artifacts import write_job_parquet
-from icdenoise.pipeline.joblog import start_job
-from icdenoise.records.trained import load_trained
 from icdenoise.maths.runtime import use_threads
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import write_job_parquet
+from icdenoise.records.trained import load_trained
 from icdenoise.studies.alltoken.learned import learned_mse, learned_parameters
 
 log = start_job(snakemake)

@@ -4,9 +4,9 @@ from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
-from icdenoise.records.artifacts import write_job_parquet
-from icdenoise.pipeline.joblog import start_job
 from icdenoise.maths.runtime import use_threads
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import write_job_parquet
 from icdenoise.studies.alltoken.flow import variance_table
 
 log = start_job(snakemake)

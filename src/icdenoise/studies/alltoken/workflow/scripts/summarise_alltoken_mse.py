@@ -4,8 +4,8 @@ from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
-from icdenoise.records.artifacts import read_frames, write_job_parquet
 from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import read_frames, write_job_parquet
 from icdenoise.studies.alltoken.mse import summarise
 
 log = start_job(snakemake)

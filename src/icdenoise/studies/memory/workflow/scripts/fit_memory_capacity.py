@@ -6,8 +6,8 @@ hand_over()
 
 import pandas as pd
 
-from icdenoise.records.artifacts import read_frames, write_job_parquet
 from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import read_frames, write_job_parquet
 from icdenoise.studies.memory.capacity_fits import fit_table
 
 log = start_job(snakemake)

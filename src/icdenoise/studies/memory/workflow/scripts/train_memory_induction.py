@@ -4,9 +4,9 @@ from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
-from icdenoise.records.artifacts import write_job_parquet
-from icdenoise.pipeline.joblog import start_job
 from icdenoise.maths.runtime import resolve_device, use_threads
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import write_job_parquet
 from icdenoise.studies.memory.induction import train_run
 
 block, wildcards = snakemake.params.block, snakemake.wildcards

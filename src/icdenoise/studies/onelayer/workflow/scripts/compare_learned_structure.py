@@ -4,9 +4,9 @@ from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
-from icdenoise.records.artifacts import read_frames, write_job_parquet
 from icdenoise.maths.cases import make_case
 from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import read_frames, write_job_parquet
 from icdenoise.studies.onelayer.structure import structure_tables
 
 log = start_job(snakemake)

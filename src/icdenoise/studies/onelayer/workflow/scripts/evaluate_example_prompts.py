@@ -6,9 +6,9 @@ hand_over()
 
 import pandas as pd
 
+from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import write_job_parquet
 from icdenoise.records.datasets import read_dataset
-from icdenoise.pipeline.joblog import start_job
 from icdenoise.studies.onelayer.example_prompts import drawn_seed, points_table
 
 log = start_job(snakemake)

@@ -6,9 +6,9 @@ hand_over()
 
 import pandas as pd
 
-from icdenoise.records.artifacts import write_job_parquet
-from icdenoise.pipeline.joblog import start_job
 from icdenoise.maths.runtime import use_threads
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import write_job_parquet
 from icdenoise.studies.onelayer.subspace_shift import subspace_shift_table
 
 log = start_job(snakemake)

@@ -4,9 +4,9 @@ from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
+from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import read_frames, write_job_parquet
 from icdenoise.records.datasets import read_dataset
-from icdenoise.pipeline.joblog import start_job
 from icdenoise.studies.onelayer.context_sweep import oracle_on_test_prompts, power_law_fit, sweep_table
 
 log = start_job(snakemake)

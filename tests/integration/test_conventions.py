@@ -1,0 +1,92 @@
+"""The Snakemake conventions users rely on, checked with the real tools: `snakemake --lint` and
+`snakefmt --check` find nothing, a plain `snakemake` call loads the default profile, and every target
+of a command the docs quote is a rule or an output the workflow plans."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from runner import SNAKEMAKE, copy_workflow, planned_jobs, snakemake
+
+pytestmark = pytest.mark.integration
+
+SNAKEFMT = str(Path(sys.executable).parent / "snakefmt")
+
+
+def test_lint_is_clean(repo):
+    result = subprocess.run([SNAKEMAKE, "--lint"], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Lints for" not in result.stdout + result.stderr
+
+
+def test_snakefmt_finds_nothing_to_change(repo):
+    """The Snakefile, the shared rules and every study's rules.smk, at pyproject.toml's [tool.snakefmt] settings."""
+    result = subprocess.run([SNAKEFMT, "--check", "."], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert re.search(r"All \d+ file\(s\) would be left unchanged", result.stderr + result.stdout)
+
+
+def test_a_plain_snakemake_call_loads_the_default_profile(repo, tmp_path):
+    """profiles/default is where Snakemake looks beside a top-level Snakefile: its `show-failed-logs`
+    prints a failed job's log, with no option given. The job fails because a `torch` that cannot be
+    imported comes first on the path (Snakemake's own process never imports torch)."""
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "torch.py").write_text("raise ImportError('torch is blocked for this test')\n")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path / "broken"), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run([SNAKEMAKE, "results/train/gmm/L20/softmax/losses.parquet", "--cores", "1",
+                             "--configfile", "config/smoke.yaml"], cwd=workdir, capture_output=True, text=True, timeout=600,
+                            env=environment)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "Using workflow specific profile profiles/default" in output
+    assert "Error in rule train_ensemble" in output and "torch is blocked for this test" in output
+    assert "Logfile logs/train_ensemble/case=gmm,L=20,model=softmax.log" in output  # show-failed-logs
+
+
+def quoted_commands(repo: Path) -> list[tuple[str, str]]:
+    """(doc, command) for every `snakemake …` command the README and docs quote, in code or backticks."""
+    found = []
+    for path in [repo / "README.md", *sorted((repo / "docs").glob("*.md"))]:
+        for line in path.read_text().splitlines():
+            for command in re.findall(r"(?:^|`|\$ |\s)((?:\.venv/bin/)?snakemake [^`#\n]*)", line):
+                found.append((path.name, command.strip()))
+    return found
+
+
+TAKES_A_VALUE = {"--cores", "-j", "--jobs", "--profile", "--report", "--set-resources", "--resources", "--executor",
+                 "--summary", "-s", "--snakefile"}
+
+
+def targets_of(command: str) -> list[str]:
+    """The targets of a snakemake command: its words that are not options or their values; --configfile,
+    which takes every word after it, ends them."""
+    words, targets, index = command.replace("\\", " ").split()[1:], [], 0
+    while index < len(words):
+        word = words[index]
+        if word == "--configfile":
+            break
+        if word in TAKES_A_VALUE:
+            index += 2
+            continue
+        if not word.startswith("-") and "=" not in word and "<" not in word and word not in ("...", "…"):
+            targets.append(word)
+        index += 1
+    return targets
+
+
+def test_every_target_the_docs_quote_is_a_rule_or_a_planned_output(repo, tmp_path):
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    plan = snakemake(workdir, "-n", "all", configfile="config/config.yaml")
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    outputs = {path for _, paths in planned_jobs(plan) for path in paths}
+    rules = set(subprocess.run([SNAKEMAKE, "--list-rules"], cwd=workdir, capture_output=True, text=True, timeout=300)
+                .stdout.split())
+    commands = quoted_commands(repo)
+    assert len(commands) > 10
+    for doc, command in commands:
+        for target in targets_of(command):
+            assert target in rules or target in outputs, f"{doc}: `{command}` names {target}, no rule or output of the workflow"
