@@ -40,8 +40,8 @@ def beside_the_smoke_run(smoke_run, tmp_path_factory):
     """A copy of the finished smoke run, then the example's target and the leaderboard with it registered."""
     workdir = tmp_path_factory.mktemp("example") / "workflow"
     shutil.copytree(smoke_run, workdir, symlinks=True)
-    plan = run(workdir, "-n", "scaled_query", "leaderboard", "all")
-    built = run(workdir, "scaled_query", "leaderboard")
+    plan = run(workdir, "-n", "all")
+    built = run(workdir, "all")
     assert built.returncode == 0, built.stderr[-4000:]
     return workdir, plan, built
 

@@ -64,14 +64,15 @@ def server(tmp_path, monkeypatch):
 
 
 def run_job(tmp_path, **variables) -> subprocess.Popen:
-    """The script as Snakemake starts a one-thread job: its own interpreter, Snakemake's thread variables."""
-    script = tmp_path / "job.py"
-    script.write_text(SCRIPT)
-    work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
-    (tmp_path / "stdin.txt").write_text("from the job's standard input")
+    """The script as Snakemake starts a one-thread job: its own interpreter, Snakemake's thread variables.
+    The script and its input are written once: a job started earlier may be reading them."""
+    script, work, stdin = tmp_path / "job.py", tmp_path / "work", tmp_path / "stdin.txt"
+    if not script.exists():
+        script.write_text(SCRIPT)
+        work.mkdir()
+        stdin.write_text("from the job's standard input")
     environment = {**os.environ, **{name: "1" for name in warmstart.THREAD_VARIABLES}, "JOB_VARIABLE": "job", **variables}
-    return subprocess.Popen([sys.executable, str(script)], cwd=work, env=environment, stdin=open(tmp_path / "stdin.txt"),
+    return subprocess.Popen([sys.executable, str(script)], cwd=work, env=environment, stdin=open(stdin),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -12,8 +12,8 @@ from snakemake.io import get_wildcard_names
 
 from icdenoise.pipeline.cluster import placement
 from icdenoise.pipeline.codedeps import code_dependencies, imported_modules
-from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.config import device_keys, setting
+from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 

@@ -1,2 +1,2 @@
-"""All-token corruption as two-stage empirical Bayes (Smart et al. 2026, via the explainer in
-shared/papers; docs/alltoken.md): its figures' tables, claims and config checks."""
+"""All-token corruption as two-stage empirical Bayes (Smart et al. 2026, via its explainer "When Every Token
+Is Noisy"; docs/alltoken.md): its figures' tables, claims and config checks."""

@@ -1,4 +1,4 @@
-"""The explainer's checkable statements (shared/papers/all-token-corruption-empirical-bayes-explainer.txt):
+"""The explainer's checkable statements ("When Every Token Is Noisy", on Smart et al. 2026):
 where it states each, what it says and how our value is measured. Frames: before_after (x̂* per draw),
 flow (particle positions), variance (particle variance), gaussian (covariance eigenvalues),
 mse_by_n (the Fig. 4(a) bars) and mse_by_depth. Each claim's test is in the config block

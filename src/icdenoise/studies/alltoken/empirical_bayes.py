@@ -1,5 +1,5 @@
-"""All-token denoising as two-stage empirical Bayes (Smart et al. 2026, as the explainer in
-shared/papers tells it; docs/alltoken.md).
+"""All-token denoising as two-stage empirical Bayes (Smart et al. 2026, as its explainer "When Every Token Is
+Noisy" tells it; docs/alltoken.md).
 
 Every token is noisy, y_i = x_i + N(0, σ²I), and the x_i are i.i.d. from an unknown prior.
 

@@ -1,4 +1,4 @@
-"""The checkable statements of the associative-memory slides (shared/papers/bietti-2025-associative-memories-slides.txt):
+"""The checkable statements of the associative-memory slides (Bietti 2025, "Associative Memories as a Building Block in Transformers"):
 where each is stated, what it says and how our value is measured from the study's tables. Frames:
 capacity (bisected capacities per map, memory, d and seed), capacity_fit (fitted exponents), variance
 (the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d)

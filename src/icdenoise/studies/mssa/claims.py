@@ -1,4 +1,4 @@
-"""The checkable statements of Wang et al. (2025) (shared/papers/wang-et-al-2025-attention-only-transformers.txt):
+"""The checkable statements of Wang et al. (2025), "Attention-Only Transformers via Unrolled Subspace Denoising":
 where each is stated, what it says and how our value is measured. Frames: snr (Fig. 4 per layer),
 departures (the regime sweep's first departing layer per point) and regression (Fig. 6's test errors).
 Each claim's test is in the config block `mssa.claims`, written before the result was seen. The
