@@ -84,7 +84,7 @@ def test_the_report_captions_the_example_and_checks_its_ledger(beside_the_smoke_
     report = run(workdir, "--report", "report.html")
     assert report.returncode == 0, report.stderr[-4000:]
     html = (workdir / "report.html").read_text()
-    assert "The example study's claims ledger" in html and "MSE per coordinate of x̂ = c·x̃" in html
+    assert "The example study's claims ledger" in html and "The example study (tests/example_study): MSE per coordinate" in html
     (workdir / "other.yaml").write_text("scaled_query:\n  scales: [0.0, 0.5, 1.0]\n")
     environment = {**os.environ, "PYTHONPATH": str(EXAMPLE)}
     refused = subprocess.run([SNAKEMAKE, "--report", "other.html", "--cores", "1", *CONFIGS, "other.yaml"], cwd=workdir,
