@@ -22,6 +22,8 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from icdenoise.maths.architectures import DENOISES
+
 MB = 2**20
 INTERPRETER_MB = 250  # python, numpy, pandas, pyarrow (measured 170-250 MB for the lightest jobs)
 TORCH_MB = 350  # importing torch (measured: training jobs idle at about 450-550 MB)
@@ -48,6 +50,8 @@ TRAINING_SECONDS_PER_WORK = {
 TRAINING_SECONDS_PER_STEP = 2e-3  # Python and autograd overhead of one optimiser step, whatever its size
 SAMPLING_SECONDS_PER_VALUE = 2.0e-8  # sample_prompts, per float of the dataset
 EVALUATION_SECONDS_PER_VALUE = 1.0e-7  # evaluate_bayes and evaluate_trained, per float of the fresh prompts
+REPEATED_SECONDS_PER_VALUE = 1.0e-8  # per float of task parameters repeated for a closed form applied token by token
+# (measured about 7e-9 on the 2-core EPYC: the low-rank mixture's bases, repeated for its 101 tokens)
 
 
 @dataclass(frozen=True)
@@ -126,14 +130,43 @@ def train_ensemble(case: dict, model_name: str, model: dict, length: int, datase
                        INTERPRETER_MB + TORCH_MB + arrays, seconds)
 
 
+def task_values(case: dict) -> int:
+    """Values of one prompt's task parameters (icdenoise.maths.tasks): a subspace's basis, centres, or bases."""
+    task, n = case["task"], case["n"]
+    if task == "linear":
+        return n * case["d"]
+    if task == "sphere":
+        return n * (case["d"] + 1)
+    if task == "low_rank_mixture":
+        return case["K"] * n * case["p"]
+    return len(case.get("centres", [])) * n or case.get("K", 0) * n  # mixtures: their centres
+
+
 def evaluate(case: dict, length: int, evaluation: dict) -> JobEstimate:
     """One chunk of fresh prompts in float64, its untransformed copy, and estimator temporaries as large
-    as the context (second moments, k-means distances); time: every fresh prompt once."""
+    as the context (second moments, k-means distances); with a corruption of every token, a closed form
+    that reads only the query sees each of the L + 1 tokens as a prompt of its own, with the prompt's task
+    parameters repeated (icdenoise.maths.estimators: 3.6 GB measured for the low-rank mixture's bases at
+    L = 100, chunk 1000). Time: every fresh prompt once, and every repeated value."""
     width = (length + 1) * max(case["n"], case.get("K", 0))
-    chunk = min(evaluation["chunk_size"], evaluation["n_prompts"]) * width
-    seconds = STARTUP_SECONDS + TORCH_STARTUP_SECONDS + EVALUATION_SECONDS_PER_VALUE * evaluation["n_prompts"] * width
+    repeated = (length + 1) * task_values(case) if case["corruption"]["kind"] != "query" else 0
+    chunk = min(evaluation["chunk_size"], evaluation["n_prompts"])
+    seconds = (STARTUP_SECONDS + TORCH_STARTUP_SECONDS + EVALUATION_SECONDS_PER_VALUE * evaluation["n_prompts"] * width
+               + REPEATED_SECONDS_PER_VALUE * evaluation["n_prompts"] * repeated)
     return JobEstimate(f"evaluate_bayes and evaluate_trained (case {case['name']}, L = {length})",
-                       INTERPRETER_MB + TORCH_MB + 6 * float_arrays(chunk), seconds)
+                       INTERPRETER_MB + TORCH_MB + 6 * float_arrays(chunk * width) + float_arrays(chunk * repeated), seconds)
+
+
+def evaluate_trained(case: dict, length: int, config: dict) -> JobEstimate:
+    """`evaluate`, plus a forward pass of every seed of each configured model that can denoise the case on
+    every fresh prompt (bounded by the training coefficient, which counts a backward pass too), and the
+    models' temporaries."""
+    base = evaluate(case, length, config["evaluation"])
+    seeds, prompts = len(config["training"]["seeds"]), config["evaluation"]["n_prompts"]
+    models = [model for model in config["models"].values() if case["corruption"]["kind"] in DENOISES[model["architecture"]]]
+    forward = sum(TRAINING_SECONDS_PER_WORK[model["architecture"]] * seeds * prompts * work_per_prompt(model, length, case["n"])
+                  for model in models)
+    return JobEstimate(f"evaluate_trained (case {case['name']}, L = {length})", base.megabytes + ANALYSIS_MB, base.seconds + forward)
 
 
 def light_job(rule: str) -> JobEstimate:
@@ -157,9 +190,14 @@ def train_ensemble_job(wildcards: dict, config: dict) -> JobEstimate:
     return train_ensemble(case, model, config["models"][model], int(wildcards["L"]), config["dataset"], config["training"])
 
 
-def evaluate_job(wildcards: dict, config: dict) -> JobEstimate:
+def evaluate_bayes_job(wildcards: dict, config: dict) -> JobEstimate:
     case = _cases(config)[wildcards["case"]]
     return evaluate(case, int(wildcards["L"]), config["evaluation"])
+
+
+def evaluate_trained_job(wildcards: dict, config: dict) -> JobEstimate:
+    case = _cases(config)[wildcards["case"]]
+    return evaluate_trained(case, int(wildcards["L"]), config)
 
 
 def light(wildcards: dict, config: dict) -> JobEstimate:
@@ -174,7 +212,7 @@ def stated_request(rule: str, requested: dict) -> JobEstimate:
 
 
 SHARED_SIZES: dict[str, SizeModel] = {"sample_prompts": sample_prompts_job, "train_ensemble": train_ensemble_job,
-                                      "evaluate_bayes": evaluate_job, "evaluate_trained": evaluate_job}
+                                      "evaluate_bayes": evaluate_bayes_job, "evaluate_trained": evaluate_trained_job}
 """The shared stages' rules and their size models (the studies' are in their `Study.sizes`)."""
 
 
