@@ -243,8 +243,9 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
     """Listen on `socket_path`, import the `groups` of modules, then the groups that arrive on standard
     input (one JSON list of groups, `Server.complete`), and only then fork a copy for each job that
     connects (jobs that connect earlier wait). When standard input closes, stop serving, wait for every
-    copy still running, log how each ended, and return. Waiting for the copies also makes their CPU
-    time count in the server's, and in Snakemake's once it waits for the server."""
+    copy still running, log how each ended, and exit (this process, without the interpreter's teardown).
+    Waiting for the copies also makes their CPU time count in the server's, and in Snakemake's once it
+    waits for the server."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the jobs; the server ends when Snakemake does
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))  # Server.stop while importing: end at once
     server_path = list(sys.path)
@@ -267,6 +268,8 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
         listener.close()
         Path(socket_path).unlink(missing_ok=True)
         reap(copies, block=True)
+        sys.stderr.flush()
+        os._exit(0)  # at once: an interpreter's teardown with torch loaded takes about 0.5 s, which Snakemake's exit would wait for
 
 
 def import_all(groups: list[list[str]], started: float) -> None:
