@@ -25,12 +25,13 @@ for study in STUDIES.values():
     track_package(study.package, study.folder)  # a study outside this package: its modules are code inputs too
 
 # A local run's jobs continue in a process that has already imported their libraries (icdenoise.pipeline.warmstart).
-# It starts now, importing the shared stages' modules (torch and pandas among them) while Snakemake builds the DAG;
-# `onstart` sends it the rest of the run's modules.
+# It starts now, importing the modules of the shared stages and of the figures (torch, pandas and matplotlib among
+# them) while Snakemake builds the DAG; `onstart` sends it the rest of the run's modules.
 WARM_START = None
 if workflow.is_main_process and warmstart.enabled():
     SHARED_SCRIPTS = [
-        WORKFLOW / "scripts" / f"{name}.py" for name in ("sample_prompts", "train_ensemble", "evaluate_bayes")
+        WORKFLOW / "scripts" / f"{name}.py"
+        for name in ("sample_prompts", "train_ensemble", "evaluate_bayes", "plot_figure")
     ]
     WARM_START = warmstart.start_server(
         import_groups(map(imported_modules, SHARED_SCRIPTS), exclude=[warmstart.__name__]), STATE_DIR / "warmstart.log"
