@@ -33,6 +33,7 @@ process: calibrating job sizes needs jobs in their own processes, `ICDENOISE_WAR
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import json
 import os
@@ -261,6 +262,7 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
         if complete is None:  # stdin closed before the run began: a dry run, --touch or a cluster run
             return
         import_all(complete, started)
+        gc.freeze()  # a copy's collections then skip the imported objects, and so never copy their pages (as Python advises)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # from here on, Server.stop waits for the copies
         _log(f"serving jobs: every module of the run is imported ({time.perf_counter() - started:.1f} s)")
         serve_jobs(listener, copies, server_path)
@@ -269,7 +271,7 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
         Path(socket_path).unlink(missing_ok=True)
         reap(copies, block=True)
         sys.stderr.flush()
-        os._exit(0)  # at once: an interpreter's teardown with torch loaded takes about 0.5 s, which Snakemake's exit would wait for
+        os._exit(0)  # at once: a teardown with torch loaded takes about 0.5 s, and Snakemake's exit waits for it
 
 
 def import_all(groups: list[list[str]], started: float) -> None:
