@@ -6,6 +6,7 @@ answers, the tests skip and say why, except under ICDENOISE_REQUIRE_SLURM=1 (CI)
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -88,6 +89,15 @@ def test_the_rerun_completes(cluster_runs):
     completed = cluster_runs["completed"]
     assert completed.returncode == 0, completed.stderr[-4000:]
     assert all(path.is_file() for path in training_outputs(cluster_runs["workdir"]))
+
+
+def test_light_jobs_run_on_the_submitting_machine_and_compute_jobs_through_sbatch(cluster_runs):
+    """Plots, summaries, ledgers and the leaderboard are localrules; Snakemake names the others `rule`."""
+    output = cluster_runs["completed"].stdout + cluster_runs["completed"].stderr
+    for local in ("plot_fig3", "write_onelayer_ledger", "summarise_training_runs", "build_leaderboard"):
+        assert re.search(rf"^localrule {local}:$", output, flags=re.MULTILINE), local
+    for submitted in ("train_ensemble", "evaluate_bayes", "train_mssa_regression"):
+        assert re.search(rf"^rule {submitted}:$", output, flags=re.MULTILINE), submitted
 
 
 def test_outputs_equal_a_local_run(cluster_runs, smoke_run):
