@@ -53,8 +53,13 @@ def fit_of(fits, alpha, estimator, against, quantity="error"):
 
 
 def start_grid(table):
+    """One panel per α (columns) and vocabulary (rows, largest first): the figure and, for each panel, its
+    axes, α, the vocabulary, its rows of `table` and whether it is the fitted one (the largest vocabulary)."""
     alphas = sorted(table["alpha"].unique())
     vocabularies = sorted(table["vocabulary"].unique(), reverse=True)
     figure, axes = start_figure(len(vocabularies), len(alphas), figsize=(5.2 * len(alphas), 3.9 * len(vocabularies)),
                                 layout="constrained", squeeze=False)
-    return figure, axes, alphas, vocabularies
+    panels = [(axes[row, column], alpha, vocabulary,
+               table[(table["alpha"] == alpha) & (table["vocabulary"] == vocabulary)], vocabulary == vocabularies[0])
+              for row, vocabulary in enumerate(vocabularies) for column, alpha in enumerate(alphas)]
+    return figure, panels
