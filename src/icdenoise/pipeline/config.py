@@ -66,11 +66,19 @@ def _dotted(path) -> str:
     return ".".join(str(part) for part in path) or "<top level>"
 
 
-def _allowed(error: jsonschema.ValidationError) -> str:
+def _keys(schema: dict, defs: dict) -> set[str]:
+    """The keys an object schema names: its own properties and those of the definition it refers to."""
+    keys = set(schema.get("properties", {}))
+    if "$ref" in schema:
+        keys |= _keys(defs[schema["$ref"].split("/")[-1]], defs)
+    return keys
+
+
+def _allowed(error: jsonschema.ValidationError, defs: dict) -> str:
     """A short statement of what the schema allows at the failing key."""
     schema = error.schema
-    if error.validator == "additionalProperties":
-        return "allowed keys: " + ", ".join(sorted(schema.get("properties", {})))
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        return "allowed keys: " + ", ".join(sorted(_keys(schema, defs)))
     if "enum" in schema:
         return "allowed values: " + ", ".join(map(str, schema["enum"]))
     if error.validator == "required":
@@ -112,7 +120,7 @@ def schema_problems(config: dict, schema: dict) -> list[str]:
     problems = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         key = _dotted(error.absolute_path)
-        allowed = _allowed(error)
+        allowed = _allowed(error, schema.get("$defs", {}))
         problems.append(f"{key}: {error.message}" + (f" ({allowed})" if allowed else ""))
     return problems
 

@@ -70,6 +70,27 @@ def test_every_schema_key_is_described_and_typed(schema):
             assert {"minimum", "exclusiveMinimum"} & resolved.keys(), f"{path} has no lower bound"
 
 
+def references(node, target: str):
+    """Every sub-schema of `node` that refers to the definition `target`."""
+    if isinstance(node, dict):
+        if node.get("$ref") == f"#/$defs/{target}":
+            yield node
+        for child in node.values():
+            yield from references(child, target)
+    elif isinstance(node, list):
+        for child in node:
+            yield from references(child, target)
+
+
+def test_the_open_claim_base_is_closed_wherever_it_is_used(schema):
+    """claim_test names what every claim holds and lets a study add settings: each schema that refers to
+    it refuses every other key (unevaluatedProperties), so a misspelled claim key is an error everywhere."""
+    users = list(references(schema, "claim_test"))
+    assert len(users) >= 4  # the shared claim and the onelayer, alltoken and mssa claims
+    for user in users:
+        assert user.get("unevaluatedProperties") is False, f"{user.get('description')} leaves claim_test open"
+
+
 def test_schema_names_equal_the_registries(schema, studies):
     """Tasks, corruptions, model architectures and every study's claims: the schema lists exactly what is registered."""
     defs, properties = schema["$defs"], schema["properties"]
@@ -131,6 +152,14 @@ BAD = [
     (lambda c: c["onelayer"]["claims"]["fig3_gmm_softmax_beta"].update(case="linear_3d"), "onelayer.claims.fig3_gmm_softmax_beta.case",
      "not in fig3.cases"),
     (lambda c: c["onelayer"]["claims"]["fig8_linear_structure"].pop("model"), "onelayer.claims.fig8_linear_structure.model", "missing"),
+    (lambda c: c["onelayer"]["claims"]["fig4a_power_law"].update(delta=0.2), "onelayer.claims.fig4a_power_law",
+     "allowed keys: case, comparison, model, paper_value, tolerance, tolerance_reason, versus"),
+    (lambda c: c["mssa"]["claims"]["fig4_delta02_on_theory_line"].update(tolerence=0.1), "mssa.claims.fig4_delta02_on_theory_line",
+     "allowed keys: architecture, comparison, delta, layers, paper_value, phi, regression_task, tolerance, tolerance_reason, versus_architecture"),
+    (lambda c: c["memory"]["claims"]["zipf_seen_n_exponent_a20"].update(case="gmm"), "memory.claims.zipf_seen_n_exponent_a20",
+     "allowed keys: comparison, paper_value, tolerance, tolerance_reason"),
+    (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].pop("tolerance_reason"), "alltoken.claims.fig4a_stage1_only_bar",
+     "required keys: paper_value, comparison, tolerance, tolerance_reason"),
     (lambda c: c["leaderboard"]["extra_runs"].update(gmm=["ghost"]), "leaderboard.extra_runs.gmm", "'ghost' is not configured"),
     (lambda c: c["cases"]["linear"]["corruption"].update(kind="off_subspace"), "cases.linear.corruption.kind", "off_subspace exactly with task low_rank_mixture"),
     (lambda c: c["cases"]["mssa_lowrank"].update(p=32), "cases.mssa_lowrank.p", "K·p ≤ n"),
