@@ -17,7 +17,8 @@ pytestmark = pytest.mark.integration
 EXAMPLE = Path(__file__).resolve().parents[1] / "example_study"
 CONFIGS = ["--configfile", "config/smoke.yaml", str(EXAMPLE / "config.yaml")]
 STUDY_OUTPUTS = {"figures/scaled_query/mse_by_scale.pdf", "figures/scaled_query/claims.parquet", "figures/scaled_query/claims.md",
-                 "results/scaled_query/scales.parquet", "results/scaled_query/leaderboard_scores/linear.parquet"}
+                 "figures/scaled_query/claims.html", "results/scaled_query/scales.parquet",
+                 "results/scaled_query/leaderboard_scores/linear.parquet"}
 
 
 def run(workdir: Path, *args: str, cores: tuple[str, ...] = ("--cores", "2")) -> subprocess.CompletedProcess:

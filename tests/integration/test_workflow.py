@@ -210,7 +210,7 @@ def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_
         "results/trained_scores/sphere/L20.parquet",
         "figures/fig3.parquet", "figures/fig3.pdf", "figures/fig7.pdf",
         *(f"results/landscape/{case}.parquet" for case in ("sphere", "gmm")),  # both read figures/fig3.parquet
-        "figures/fig6.pdf", "figures/leaderboard.parquet", "figures/leaderboard.md",
+        "figures/fig6.pdf", "figures/leaderboard.parquet", "figures/leaderboard.md", "figures/leaderboard.html",
     }
 
 

@@ -125,13 +125,20 @@ def named_tables(*outputs):
     return tables
 
 
+def report_labels(study, item):
+    """The report's labels of a study's figure or ledger: its study and its name, so a reader finds it by both."""
+    return {"study": study, "item": item}
+
+
 def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
     """Define plot_<figure>: figures/<figure>.pdf, drawn from `tables` (input name → paths) only by the
     module `drawing`'s render(tables, **settings); `caption` is its report caption (.rst, relative to the
     calling rules file). The drawing module, with what it imports, is the figure's code input: restyling
     one figure re-renders that figure alone."""
     pdf = f"figures/{figure}.pdf"
-    captioned = report(pdf, caption=str(here(caption)), category=STUDIES[study].title)
+    captioned = report(
+        pdf, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, figure)
+    )
     job_rule(
         "plot_" + "_".join(Path(figure).parts),
         doc,
@@ -150,12 +157,16 @@ def ledger_rule(study, tables, output, caption, appendix=None):
     block <study>.claims) measured on `tables`, as output["table"] (Parquet) and output["text"]
     (Markdown, captioned by `caption` in the report). `appendix`: the keyword arguments of the claims
     module's markdown_appendix, if it has one."""
-    captioned = report(output["text"], caption=str(here(caption)), category=STUDIES[study].title)
+    page = str(Path(output["text"]).with_suffix(".html"))
+    captioned = report(
+        page, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, "claims ledger")
+    )
     job_rule(
         f"write_{study}_ledger",
-        f"The claims ledger of the {study} study: every configured claim, our value, pass or fail.",
+        f"The claims ledger of the {study} study: every configured claim, our value, pass or fail (Parquet, "
+        "Markdown, and the Markdown as an HTML page for the report).",
         WORKFLOW / "scripts" / "write_ledger.py",
-        dict(table=output["table"], text=captioned),
+        dict(table=output["table"], text=output["text"], page=captioned),
         input=tables,
         params=dict(
             study=study,
@@ -168,7 +179,7 @@ def ledger_rule(study, tables, output, caption, appendix=None):
         local=True,
         modules=[STUDIES[study].claims_module],
     )
-    STUDY_TARGETS[study] += [output["table"], output["text"]]
+    STUDY_TARGETS[study] += [output["table"], output["text"], page]
     REPORTED_TABLES.append(output["table"])
 
 

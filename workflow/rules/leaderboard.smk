@@ -1,14 +1,18 @@
 # The common leaderboard: every closed form, every trained model and every study's own denoisers
 # (score_rule) on every configured case they apply to. Read after the studies' rules.
 
-LEADERBOARD_TEXT = report(
-    "figures/leaderboard.md", caption=str(WORKFLOW / "report" / "leaderboard.rst"), category="Leaderboard"
+LEADERBOARD_PAGE = report(
+    "figures/leaderboard.html",
+    caption=str(WORKFLOW / "report" / "leaderboard.rst"),
+    category="Leaderboard",
+    labels={"study": "all", "item": "leaderboard"},
 )
 job_rule(
     "build_leaderboard",
-    "Every denoiser on every configured case it applies to, on the same fresh prompts per case.",
+    "Every denoiser on every configured case it applies to, on the same fresh prompts per case (Parquet, "
+    "Markdown, and the Markdown as an HTML page for the report).",
     "../scripts/build_leaderboard.py",
-    dict(table="figures/leaderboard.parquet", text=LEADERBOARD_TEXT),
+    dict(table="figures/leaderboard.parquet", text="figures/leaderboard.md", page=LEADERBOARD_PAGE),
     input=dict(
         bayes=[bayes_path(case) for case in CASES],
         trained=[trained_scores_path(case) for case in CASES if models_trained_at(case, context_length(case))],
@@ -21,6 +25,6 @@ REPORTED_TABLES.append("figures/leaderboard.parquet")
 
 
 rule leaderboard:
-    """Target: figures/leaderboard.{md,parquet}."""
+    """Target: figures/leaderboard.{md,html,parquet}."""
     input:
         rules.build_leaderboard.output,

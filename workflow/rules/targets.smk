@@ -1,9 +1,10 @@
 # Read last: each study's target rule (its figures and its ledger, named after the study), and the
-# report's check that every table it captions was built from the config given now.
+# report's check that every table it captions was built from the config given now, and its front page.
 
 import sys
 
 from icdenoise.pipeline.config import ConfigError, built_config_problems
+from icdenoise.pipeline.report import write_front_page
 
 for study, targets in STUDY_TARGETS.items():
 
@@ -22,3 +23,5 @@ if any(argument == "--report" or argument.startswith("--report=") for argument i
         raise ConfigError(
             "the report would caption tables built from another config:\n" + "\n".join(f"  - {p}" for p in problems)
         )
+
+    report: str(write_front_page(STUDIES, CONFIG_SOURCES, REPORTED_TABLES))

@@ -1,4 +1,5 @@
-"""Rule build_leaderboard: the common leaderboard as Parquet and Markdown."""
+"""Rule build_leaderboard: the common leaderboard as Parquet and Markdown, and the Markdown as an HTML page
+for the report (icdenoise.records.pages)."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -9,6 +10,7 @@ import pandas as pd
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import read_frames, write_job_parquet, write_text
 from icdenoise.records.leaderboard import leaderboard_table, markdown
+from icdenoise.records.pages import markdown_page
 
 log = start_job(snakemake)
 closed_forms = read_frames(snakemake.input.bayes, finite=["mse", "sem"])
@@ -21,5 +23,7 @@ if snakemake.input.study_scores:  # a study's rows: closed forms without a seed 
 cases = {case: snakemake.params.cases[case] for case in snakemake.params.order}
 table = leaderboard_table(closed_forms, trained, cases)
 write_job_parquet(table, snakemake.output.table, snakemake)
-write_text(snakemake.output.text, markdown(table, snakemake.params.config_sources))
+text = markdown(table, snakemake.params.config_sources)
+write_text(snakemake.output.text, text)
+write_text(snakemake.output.page, markdown_page(text, "Leaderboard"))
 log.info("leaderboard:\n%s", table[["case", "estimator", "mse", "ratio_to_bayes"]].to_string(index=False))

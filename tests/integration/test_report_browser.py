@@ -1,0 +1,147 @@
+"""The smoke run's `snakemake --report`, opened in a real headless Chromium through Playwright: the page
+loads without script errors, its front page names the config and commit, every figure's panel draws
+its PDF, and every ledger and the leaderboard show their rows as HTML tables.
+
+`scripts/browser/install_chromium.sh` installs Chromium (.ci/run calls it). Where Chromium or Playwright
+is missing, the test skips and says why, except under ICDENOISE_REQUIRE_BROWSER=1 (CI), where it fails.
+Screenshots of the front page, Figure 3 and the core ledger are kept in test-artifacts/report/.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import os
+import shutil
+import time
+from pathlib import Path
+
+import matplotlib.image
+import pandas as pd
+import pytest
+from runner import snakemake
+
+from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies
+
+pytestmark = pytest.mark.integration
+
+DRAWN = 0.001  # a drawn figure has at least this fraction of coloured pixels; an empty or grey panel has none
+PANEL_DEADLINE = 60  # seconds a panel may take to draw before the test fails
+
+
+def unavailable_reason() -> str | None:
+    if importlib.util.find_spec("playwright") is None:
+        return "Playwright is not installed: pip install -e '.[test]'"
+    if shutil.which("chromium") is None:
+        return "Chromium is not installed: sudo scripts/browser/install_chromium.sh"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = unavailable_reason()
+    if reason:
+        if os.environ.get("ICDENOISE_REQUIRE_BROWSER") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def report(smoke_run, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    result = snakemake(smoke_run, "--report", str(path))
+    assert result.returncode == 0, result.stderr[-4000:]
+    return path
+
+
+def coloured_fraction(png: bytes) -> float:
+    rgb = matplotlib.image.imread(io.BytesIO(png), format="png")[..., :3]
+    return float(((rgb.max(axis=2) - rgb.min(axis=2)) > 0.25).mean())
+
+
+def wait_until_drawn(panel) -> float:
+    """Poll the panel's pixels until the PDF viewer has drawn the figure (or the deadline passes)."""
+    deadline, fraction = time.monotonic() + PANEL_DEADLINE, 0.0
+    while time.monotonic() < deadline:
+        fraction = coloured_fraction(panel.screenshot())
+        if fraction > DRAWN:
+            break
+        time.sleep(0.25)
+    return fraction
+
+
+def shown_source(page, previous: str | None) -> str:
+    """The panel's source once it is no longer the previous item's (the report swaps it when an item is clicked)."""
+    deadline = time.monotonic() + PANEL_DEADLINE
+    while time.monotonic() < deadline:
+        panel = page.locator("iframe")
+        source = panel.get_attribute("src") if panel.count() else None
+        if source and source != previous:
+            return source
+        time.sleep(0.1)
+    pytest.fail(f"no new panel {PANEL_DEADLINE} s after the click")
+
+
+def claim_ids(frame) -> tuple[str, ...]:
+    """The first column of the page's first table (a ledger's claims; an appendix may follow)."""
+    return tuple(cell.inner_text().strip() for cell in frame.locator("table").first.locator("tbody tr td:first-child").all())
+
+
+def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(browser, report, smoke_run, repo):
+    artifacts = repo / "test-artifacts" / "report"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    studies = registered_studies(load_yaml(repo / "config" / "config.yaml"), load_schema(repo / "workflow" / "schemas"))
+    categories = [study.title for study in studies.values()] + ["Leaderboard"]
+    ledgers = {tuple(pd.read_parquet(path)["claim"]) for path in (smoke_run / "figures").rglob("claims.parquet")}
+    leaderboard_rows = len(pd.read_parquet(smoke_run / "figures" / "leaderboard.parquet"))
+    expected_items = len(list((smoke_run / "figures").rglob("*.pdf"))) + len(ledgers) + 1
+
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
+    page.on("console", lambda message: errors.append(f"console: {message.text}") if message.type == "error" else None)
+    page.goto(report.as_uri())
+    page.screenshot(path=artifacts / "front_page.png")
+    front = page.inner_text("body")
+    assert "This report shows the run built from config/config.yaml + config/smoke.yaml" in front
+    assert "its ledgers and leaderboard were written at commit" in front
+
+    shown, seen_ledgers = 0, set()
+    for category in categories:
+        page.goto(report.as_uri())
+        page.get_by_role("link", name=category, exact=True).click()
+        source = None
+        rows = page.locator("tr", has=page.locator("a[iconname=eye]"))
+        assert rows.count() > 0, category
+        for index in range(rows.count()):
+            row = rows.nth(index)
+            item = [label.strip() for label in row.inner_text().split("\t") if label.strip()][-1]  # study, item
+            row.locator("a[iconname=eye]").click()
+            source = shown_source(page, source)
+            panel = page.locator("iframe")
+            shown += 1
+            if source.startswith("data:text/html"):
+                frame = panel.content_frame
+                frame.locator("table").first.wait_for()
+                if item == "leaderboard":
+                    assert frame.locator("tbody tr").count() == leaderboard_rows
+                else:
+                    claims = claim_ids(frame)
+                    assert claims in ledgers, f"{category}: the ledger page's claims {claims} are no ledger's"
+                    seen_ledgers.add(claims)
+                    if category == categories[0]:
+                        page.screenshot(path=artifacts / "ledger.png")
+            else:
+                fraction = wait_until_drawn(panel)
+                assert fraction > DRAWN, f"{category}: {item}'s panel drew no figure in {PANEL_DEADLINE} s"
+                if item == "fig3":
+                    page.screenshot(path=artifacts / "fig3.png")
+    assert seen_ledgers == ledgers
+    assert shown == expected_items
+    assert errors == []
