@@ -47,11 +47,13 @@ def test_every_figure_and_every_ledger_of_every_registered_study_is_built(smoke_
     for pdf in pdfs:
         assert (smoke_run / pdf).read_bytes().startswith(b"%PDF") and (smoke_run / pdf).stat().st_size > 5000, pdf
     for name, study in studies.items():
-        (table, text), = [outputs for rule, outputs in smoke_plan if rule == f"write_{name}_ledger"]
+        (outputs,) = [outputs for rule, outputs in smoke_plan if rule == f"write_{name}_ledger"]
+        table, text, page = (next(path for path in outputs if path.endswith(suffix)) for suffix in (".parquet", ".md", ".html"))
         ledger = pd.read_parquet(smoke_run / table)
         assert set(ledger["claim"]) == set(config[name]["claims"]) <= set(study.claims)
         assert ledger["passed"].dtype == bool and ledger[["ours_mean", "ours_min", "ours_max"]].notna().all().all()
         assert (smoke_run / text).read_text().count("\n| `") == len(config[name]["claims"])
+        assert (smoke_run / page).read_text().count("<tr><td><code>") == len(config[name]["claims"])
 
 
 def test_smoke_outputs_equal_their_pins(smoke_run):
