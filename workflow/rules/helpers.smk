@@ -154,9 +154,10 @@ def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
 
 def ledger_rule(study, tables, output, caption, appendix=None):
     """Define write_<study>_ledger: the study's claims ledger (its claims module's CLAIMS and the config
-    block <study>.claims) measured on `tables`, as output["table"] (Parquet) and output["text"]
-    (Markdown, captioned by `caption` in the report). `appendix`: the keyword arguments of the claims
-    module's markdown_appendix, if it has one."""
+    block <study>.claims) measured on `tables`, as output["table"] (Parquet), output["text"] (Markdown)
+    and, beside the Markdown, the same text as an HTML page (.html), which the report shows with the
+    caption `caption`. `appendix`: the keyword arguments of the claims module's markdown_appendix, if it
+    has one."""
     page = str(Path(output["text"]).with_suffix(".html"))
     captioned = report(
         page, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, "claims ledger")

@@ -66,19 +66,21 @@ def _dotted(path) -> str:
     return ".".join(str(part) for part in path) or "<top level>"
 
 
-def _keys(schema: dict, defs: dict) -> set[str]:
-    """The keys an object schema names: its own properties and those of the definition it refers to."""
-    keys = set(schema.get("properties", {}))
-    if "$ref" in schema:
-        keys |= _keys(defs[schema["$ref"].split("/")[-1]], defs)
-    return keys
+def resolve_ref(node: dict, defs: dict) -> dict:
+    """`node` merged with the definition its `$ref` names (recursively): the node's own keys win, and the
+    two sets of properties join (a study's claim adds its settings to `claim_test`'s)."""
+    if "$ref" not in node:
+        return node
+    base = resolve_ref(defs[node["$ref"].split("/")[-1]], defs)
+    own = {key: value for key, value in node.items() if key != "$ref"}
+    return {**base, **own, "properties": {**base.get("properties", {}), **own.get("properties", {})}}
 
 
 def _allowed(error: jsonschema.ValidationError, defs: dict) -> str:
     """A short statement of what the schema allows at the failing key."""
     schema = error.schema
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
-        return "allowed keys: " + ", ".join(sorted(_keys(schema, defs)))
+        return "allowed keys: " + ", ".join(sorted(resolve_ref(schema, defs).get("properties", {})))
     if "enum" in schema:
         return "allowed values: " + ", ".join(map(str, schema["enum"]))
     if error.validator == "required":
