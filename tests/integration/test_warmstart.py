@@ -6,6 +6,7 @@ run is imported, and the server accounts for every copy before it exits. Real pr
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -212,3 +213,33 @@ def test_a_server_still_importing_stops_at_once(tmp_path, monkeypatch):
 def test_the_switch_turns_the_warm_start_off():
     assert not warmstart.enabled({warmstart.SWITCH_VARIABLE: "0"})
     assert warmstart.enabled({}) == sys.platform.startswith("linux")
+
+
+def test_lines_logged_at_once_by_the_server_and_its_copies_stay_whole(tmp_path):
+    """The server and its forked copies share one log: each line is one write, so lines never interleave
+    (with `print`, a copy's line once landed between another line's timestamp and its text)."""
+    writers, lines = 4, 300
+    program = (
+        "import os\n"
+        "from icdenoise.pipeline.warmstart import _log\n"
+        "children = []\n"
+        f"for writer in range({writers}):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        f"        for line in range({lines}):\n"
+        "            _log(f'writer {writer} line {line}: runs in copy {os.getpid()}')\n"
+        "        os._exit(0)\n"
+        "    children.append(pid)\n"
+        f"for line in range({lines}):\n"
+        "    _log(f'server line {line}: copy 1 ended with status 0')\n"
+        "for pid in children:\n"
+        "    os.waitpid(pid, 0)\n"
+    )
+    log = tmp_path / "server.log"
+    log.write_text("")
+    with open(log, "a") as handle:
+        subprocess.run([sys.executable, "-c", program], stderr=handle, check=True, timeout=120)
+    written = log.read_text().splitlines()
+    assert len(written) == (writers + 1) * lines
+    pattern = r"\d\d:\d\d:\d\d (writer \d+ line \d+: runs in copy \d+|server line \d+: copy 1 ended with status 0)"
+    assert [line for line in written if not re.fullmatch(pattern, line)] == []

@@ -126,7 +126,8 @@ def start_server(groups: list[list[str]], log_path: str | Path) -> Server:
     environment.pop(SOCKET_VARIABLE, None)
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     command = "import json, sys; from icdenoise.pipeline.warmstart import serve; serve(sys.argv[1], json.loads(sys.argv[2]))"
-    with open(log_path, "w") as log:
+    Path(log_path).write_text("")
+    with open(log_path, "a") as log:  # appending: each line of the server and its copies lands at the end, whole
         process = subprocess.Popen([sys.executable, "-c", command, str(directory / "server.sock"), json.dumps(groups)],
                                    stdin=subprocess.PIPE, stdout=log, stderr=log, env=environment)
     server = Server(process, directory, Path(log_path))
@@ -168,8 +169,10 @@ def hand_over() -> None:
 
 
 def _log(message: str) -> None:
-    """A line of the server's log (its standard error)."""
-    print(time.strftime("%H:%M:%S"), message, file=sys.stderr, flush=True)
+    """A line of the server's log (its standard error), in one write: the server and its copies share the
+    log, and `print` wrote a line in pieces, so one process's line could land inside another's."""
+    sys.stderr.flush()
+    os.write(sys.stderr.fileno(), f"{time.strftime('%H:%M:%S')} {message}\n".encode())
 
 
 def _incompatibility(request: dict, server_path: list[str]) -> str | None:
