@@ -6,7 +6,9 @@
 
 from icdenoise.pipeline.config import load_yaml
 
-load_yaml("config/config.yaml")  # a YAML error names the file and line; Snakemake's own message names neither
+# A YAML error names the file and line (Snakemake's own message names neither); the base config also names the
+# run that writes at the top of the working directory (icdenoise.pipeline.named_runs).
+BASE_CONFIG = load_yaml("config/config.yaml")
 
 
 configfile: "config/config.yaml"
@@ -25,6 +27,8 @@ for study in STUDIES.values():
 
 
 include: "workflow/rules/leaderboard.smk"
+include: "workflow/rules/sweeps.smk"
+include: "workflow/rules/comparison.smk"
 include: "workflow/rules/targets.smk"
 
 

@@ -35,6 +35,7 @@ from floor import compute_floor_seconds, job_counts, job_floor_seconds, probe_ma
 
 from icdenoise.pipeline.cluster import stalled_slurm_warning  # noqa: E402
 from icdenoise.pipeline.joblog import job_of  # noqa: E402
+from icdenoise.pipeline.named_runs import configured_root  # noqa: E402
 
 
 def run_once(checkout: Path, cores: int, configfile: str | None, target: str) -> tuple[float, dict[str, float]]:
@@ -53,9 +54,10 @@ def run_once(checkout: Path, cores: int, configfile: str | None, target: str) ->
         wall = time.perf_counter() - started
         if result.returncode != 0:
             sys.exit(f"snakemake failed in a copy of {checkout}:\n{result.stderr[-4000:]}")
+        benchmarks = workdir / configured_root(workdir / "config" / "config.yaml", [configfile] if configfile else []) / "benchmarks"
         jobs = {
-            str(path.relative_to(workdir / "benchmarks").with_suffix("")): float(pd.read_csv(path, sep="\t")["s"].iloc[0])
-            for path in (workdir / "benchmarks").rglob("*.tsv")
+            str(path.relative_to(benchmarks).with_suffix("")): float(pd.read_csv(path, sep="\t")["s"].iloc[0])
+            for path in benchmarks.rglob("*.tsv")
         }
     return wall, jobs
 

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies  # noqa: E402
 from icdenoise.pipeline.joblog import RUNS_IN, job_of  # noqa: E402
+from icdenoise.pipeline.named_runs import configured_root  # noqa: E402
 from icdenoise.pipeline.registry import shared_and_study  # noqa: E402
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate  # noqa: E402
 
@@ -70,7 +71,7 @@ def with_estimates(table: pd.DataFrame, config: dict) -> pd.DataFrame:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run", type=Path, help="a workflow directory after a run (has benchmarks/ and logs/)")
+    parser.add_argument("run", type=Path, help="a workflow directory after a run (its run's benchmarks/ and logs/ are read)")
     parser.add_argument("--configfile", type=Path, nargs="*", default=[],
                         help="files the run merged onto RUN/config/config.yaml (as snakemake's --configfile)")
     parser.add_argument("--write", type=Path, default=None, help="write the measurements to this TSV")
@@ -78,7 +79,7 @@ def main() -> None:
     config = load_yaml(args.run / "config" / "config.yaml")
     for path in args.configfile:
         update_config(config, load_yaml(path))
-    table = measurements(args.run)
+    table = measurements(args.run / configured_root(args.run / "config" / "config.yaml", args.configfile))
     if args.write:
         table.to_csv(args.write, sep="\t", index=False)
         print(f"wrote {len(table)} jobs to {args.write}")

@@ -30,24 +30,28 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+from icdenoise.pipeline.named_runs import configured_root  # noqa: E402
 TARGETS = ["figures/fig3.parquet", "figures/fig4a.parquet", "figures/fig8.parquet"]
 RELATIVE_TOLERANCE = 0.02
 COMPARED = {"figures/fig3.parquet": (["case", "model", "seed"], ["alpha", "beta", "final_train_mse", "final_test_mse"]),
             "figures/fig4a.parquet": (["L", "seed"], ["alpha", "beta", "gamma", "best_test_mse", "final_test_mse"])}
 
 
-def build(device: str, cores: int, workdir: Path, configfiles: list[Path]) -> float:
+def build(device: str, cores: int, workdir: Path, configfiles: list[Path]) -> tuple[float, Path]:
+    """Build the targets in `workdir` on `device`: the wall time, and the folder of the run built (its root)."""
     shutil.copy(REPO / "Snakefile", workdir)
     for folder in ("workflow", "config", "profiles"):
         shutil.copytree(REPO / folder, workdir / folder)
     (workdir / "device.yaml").write_text(f"training: {{device: {device}}}\n")
-    command = [str(Path(sys.executable).parent / "snakemake"), *TARGETS, "--cores", str(cores), "--quiet",
+    root = configured_root(workdir / "config" / "config.yaml", configfiles)
+    command = [str(Path(sys.executable).parent / "snakemake"), *(root + target for target in TARGETS), "--cores", str(cores), "--quiet",
                "--resources", "gpu=1", "--configfile", *map(str, configfiles), "device.yaml"]
     started = time.perf_counter()
     result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     if result.returncode != 0:
         sys.exit(f"the {device} run failed:\n{result.stderr[-4000:]}")
-    return time.perf_counter() - started
+    return time.perf_counter() - started, workdir / root
 
 
 def training_times(workdir: Path) -> pd.Series:
@@ -92,9 +96,8 @@ def main() -> None:
         if device == "cpu" and args.cpu_run:
             runs[device] = args.cpu_run
             continue
-        runs[device] = scratch / device
-        runs[device].mkdir(parents=True)
-        wall = build(device, args.cores, runs[device], [path.resolve() for path in args.configfile])
+        (scratch / device).mkdir(parents=True)
+        wall, runs[device] = build(device, args.cores, scratch / device, [path.resolve() for path in args.configfile])
         print(f"{device}: {wall:.1f} s wall for {', '.join(TARGETS)}", flush=True)
     times = pd.concat({device: training_times(root) for device, root in runs.items()}, axis=1)
     times["cpu/cuda"] = times["cpu"] / times["cuda"]

@@ -4,7 +4,8 @@ import shutil
 import subprocess
 
 import pytest
-from runner import copy_workflow, snakemake
+import yaml
+from runner import EXPERIMENT_CONFIGS, copy_workflow, snakemake
 
 
 @pytest.fixture(scope="session")
@@ -17,6 +18,30 @@ def smoke_run(repo, tmp_path_factory):
     (workdir / "snakemake.stderr").write_text(result.stderr)
     shutil.copy(workdir / ".snakemake" / "icdenoise" / "warmstart.log", workdir / "warmstart.log")  # later runs here write anew
     return workdir
+
+
+SECOND_RUN = {"run": {"name": "smoke_seed7"}, "dataset": {"seed": 7}}  # the smoke config with other datasets, under its own name
+SECOND_TARGETS = ["onelayer", "leaderboard"]  # enough of it to compare: the core study's ledger and the leaderboard
+COMPARED = {"comparison": {"runs": ["smoke_seed7"]}}  # the smoke run set beside it
+
+
+@pytest.fixture(scope="session")
+def experiments_run(smoke_run, tmp_path_factory):
+    """A copy of the finished smoke run, then: a second named run (smoke_seed7) built beside it in the same
+    checkout, the plan of each run after the other was built, and the smoke run's sweeps and its comparison
+    with the second run. Returns the folder and those results; the smoke run's configfiles are
+    EXPERIMENT_CONFIGS."""
+    workdir = tmp_path_factory.mktemp("experiments") / "workflow"
+    shutil.copytree(smoke_run, workdir, symlinks=True)
+    (workdir / "second.yaml").write_text(yaml.safe_dump(SECOND_RUN))
+    (workdir / "compare.yaml").write_text(yaml.safe_dump(COMPARED))
+    second = snakemake(workdir, *SECOND_TARGETS, configfile=["config/smoke.yaml", "second.yaml"])
+    assert second.returncode == 0, second.stderr[-4000:]
+    smoke_after_second = snakemake(workdir, "-n", "all")
+    built = snakemake(workdir, "all", "sweeps", "comparison", configfile=EXPERIMENT_CONFIGS)
+    assert built.returncode == 0, built.stderr[-4000:]
+    second_after_smoke = snakemake(workdir, "-n", *SECOND_TARGETS, configfile=["config/smoke.yaml", "second.yaml"])
+    return {"workdir": workdir, "smoke_after_second": smoke_after_second, "second_after_smoke": second_after_smoke, "built": built}
 
 
 def unavailable_reason() -> str | None:

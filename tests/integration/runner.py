@@ -10,12 +10,23 @@ from datetime import datetime
 from pathlib import Path
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+SMOKE = Path("runs") / "smoke"  # the smoke config's run: its results/, figures/, logs/ and benchmarks/ (config/smoke.yaml)
 
 
-def snakemake(workdir: Path, *args: str, configfile: str = "config/smoke.yaml", cores: tuple[str, ...] = ("--cores", "2"),
+def smoke_target(path: str) -> str:
+    """A smoke-run output's path as a target (relative to the working directory)."""
+    return f"{SMOKE.as_posix()}/{path}"
+
+
+EXPERIMENT_CONFIGS = ["config/smoke.yaml", "compare.yaml"]  # the smoke run set beside a second run (conftest.experiments_run)
+
+
+def snakemake(workdir: Path, *args: str, configfile: str | list[str] = "config/smoke.yaml", cores: tuple[str, ...] = ("--cores", "2"),
               timeout: int = 900) -> subprocess.CompletedProcess:
+    """`snakemake` in `workdir` with `configfile` (one file, or several merged in order) over config/config.yaml."""
+    configfiles = [configfile] if isinstance(configfile, str) else configfile
     return subprocess.run(
-        [SNAKEMAKE, *args, *cores, "--configfile", configfile],  # --configfile last: it takes several values
+        [SNAKEMAKE, *args, *cores, "--configfile", *configfiles],  # --configfile last: it takes several values
         cwd=workdir, capture_output=True, text=True, timeout=timeout,
     )
 

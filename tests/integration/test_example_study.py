@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from runner import SNAKEMAKE, copy_workflow, planned_jobs
+from runner import SMOKE, SNAKEMAKE, copy_workflow, planned_jobs, smoke_target
 
 pytestmark = pytest.mark.integration
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example_study"
 CONFIGS = ["--configfile", "config/smoke.yaml", str(EXAMPLE / "config.yaml")]
-STUDY_OUTPUTS = {"figures/scaled_query/mse_by_scale.pdf", "figures/scaled_query/claims.parquet", "figures/scaled_query/claims.md",
-                 "figures/scaled_query/claims.html", "results/scaled_query/scales.parquet",
-                 "results/scaled_query/leaderboard_scores/linear.parquet"}
+STUDY_OUTPUTS = set(map(smoke_target, [
+    "figures/scaled_query/mse_by_scale.pdf", "figures/scaled_query/claims.parquet", "figures/scaled_query/claims.md",
+    "figures/scaled_query/claims.html", "results/scaled_query/scales.parquet", "results/scaled_query/leaderboard_scores/linear.parquet",
+]))
 
 
 def run(workdir: Path, *args: str, cores: tuple[str, ...] = ("--cores", "2")) -> subprocess.CompletedProcess:
@@ -62,19 +63,19 @@ def test_registering_a_study_plans_its_jobs_and_reruns_only_the_ledgers_and_lead
 
 def test_the_example_study_builds_its_figure_claim_and_leaderboard_row(beside_the_smoke_run):
     workdir, _, _ = beside_the_smoke_run
-    assert (workdir / "figures/scaled_query/mse_by_scale.pdf").read_bytes().startswith(b"%PDF")
-    ledger = pd.read_parquet(workdir / "figures/scaled_query/claims.parquet")
+    assert (workdir / SMOKE / "figures/scaled_query/mse_by_scale.pdf").read_bytes().startswith(b"%PDF")
+    ledger = pd.read_parquet(workdir / SMOKE / "figures/scaled_query/claims.parquet")
     assert list(ledger["claim"]) == ["best_scale_is_optimal"] and ledger["passed"].all()
-    scales = pd.read_parquet(workdir / "results/scaled_query/scales.parquet")
+    scales = pd.read_parquet(workdir / SMOKE / "results/scaled_query/scales.parquet")
     assert scales["mse"].to_numpy() == pytest.approx(scales["expected"].to_numpy(), rel=0.05)
-    board = pd.read_parquet(workdir / "figures/leaderboard.parquet").set_index(["case", "estimator"])
+    board = pd.read_parquet(workdir / SMOKE / "figures/leaderboard.parquet").set_index(["case", "estimator"])
     assert board.loc[("linear", "scaled_query"), "mse"] > board.loc[("linear", "oracle"), "mse"]
-    assert "scaled_query" in (workdir / "figures/leaderboard.md").read_text()
+    assert "scaled_query" in (workdir / SMOKE / "figures/leaderboard.md").read_text()
 
 
 def test_its_job_ran_warm_with_its_package_and_got_its_registered_size(beside_the_smoke_run):
     workdir, plan, built = beside_the_smoke_run
-    log = (workdir / "logs" / "evaluate_scaled_query_grid.log").read_text()
+    log = (workdir / SMOKE / "logs" / "evaluate_scaled_query_grid.log").read_text()
     assert "runs in a warm-start copy" in log.split("\n", 1)[0]
     block = plan.stdout[plan.stdout.index("rule evaluate_scaled_query_grid:"):].split("\n\n", 1)[0]
     assert "mem_mb=1200" in block and "runtime=2" in block  # the light size model it registered (1.5 × 800 MB, 2 minutes)
@@ -91,16 +92,16 @@ def test_the_report_captions_the_example_and_checks_its_ledger(beside_the_smoke_
     refused = subprocess.run([SNAKEMAKE, "--report", "other.html", "--cores", "1", *CONFIGS, "other.yaml"], cwd=workdir,
                              capture_output=True, text=True, timeout=600, env=environment)
     assert refused.returncode != 0 and not (workdir / "other.html").exists()
-    assert "figures/scaled_query/claims.parquet: built from config/config.yaml + config/smoke.yaml + " in refused.stderr
+    assert smoke_target("figures/scaled_query/claims.parquet: built by run 'smoke' from config/config.yaml + config/smoke.yaml + ") in refused.stderr
 
 
 def test_the_example_study_runs_through_the_slurm_profile_with_the_same_numbers(slurm, repo, beside_the_smoke_run, tmp_path):
     workdir = copy_workflow(repo, tmp_path / "workflow")
-    targets = ["scaled_query", "results/scaled_query/leaderboard_scores/linear.parquet"]
+    targets = ["scaled_query", smoke_target("results/scaled_query/leaderboard_scores/linear.parquet")]
     result = run(workdir, "--profile", "profiles/slurm", *targets, cores=())
     assert result.returncode == 0, result.stderr[-4000:]
     local, _, _ = beside_the_smoke_run
-    for table in ("results/scaled_query/scales.parquet", "results/scaled_query/leaderboard_scores/linear.parquet"):
+    for table in map(smoke_target, ["results/scaled_query/scales.parquet", "results/scaled_query/leaderboard_scores/linear.parquet"]):
         pd.testing.assert_frame_equal(pd.read_parquet(workdir / table), pd.read_parquet(local / table), check_exact=True)
-    ledger = pd.read_parquet(workdir / "figures/scaled_query/claims.parquet")
+    ledger = pd.read_parquet(workdir / SMOKE / "figures/scaled_query/claims.parquet")
     assert ledger["passed"].all()

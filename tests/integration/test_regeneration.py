@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from runner import SNAKEMAKE, copy_workflow, planned_outputs, snakemake
+from runner import SMOKE, SNAKEMAKE, copy_workflow, planned_outputs, smoke_target, snakemake
 
 pytestmark = pytest.mark.integration
 
-TARGETS = ["figures/fig3.pdf", "figures/fig4b.pdf"]
+TARGETS = [smoke_target("figures/fig3.pdf"), smoke_target("figures/fig4b.pdf")]
 
 
 def run(workdir: Path, *args: str, configfile: str = "config/smoke.yaml") -> subprocess.CompletedProcess:
@@ -56,16 +56,16 @@ def test_editing_a_bayes_estimator_reruns_the_bayes_jobs_and_what_uses_them_only
     result = plan_after_edit(built, "maths/bayes.py")
     assert result.returncode == 0, result.stderr[-3000:]
     planned = planned_outputs(result)
-    assert {f"results/bayes/{case}/L20.parquet" for case in ("linear", "sphere", "gmm")} <= planned
-    assert {"figures/fig3.parquet", "figures/fig3.pdf"} <= planned
-    assert not any(path.startswith(("results/datasets/", "results/train/")) for path in planned)
+    assert {smoke_target(f"results/bayes/{case}/L20.parquet") for case in ("linear", "sphere", "gmm")} <= planned
+    assert {smoke_target("figures/fig3.parquet"), smoke_target("figures/fig3.pdf")} <= planned
+    assert not any(path.startswith((smoke_target("results/datasets/"), smoke_target("results/train/"))) for path in planned)
     assert "reason: Updated input files:" in result.stdout and "src/icdenoise/maths/bayes.py" in result.stdout
 
 
 def test_editing_a_figures_drawing_code_reruns_that_plot_only(built):
     result = plan_after_edit(built, "studies/onelayer/plots/fig4b.py")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert planned_outputs(result) == {"figures/fig4b.pdf"}
+    assert planned_outputs(result) == {smoke_target("figures/fig4b.pdf")}
 
 
 PLUMBING = [
@@ -95,8 +95,8 @@ def test_summary_says_what_an_edit_leaves_pending(built):
         source.write_text(original)
         assert run(built, "--touch", *TARGETS).returncode == 0
     rows = {line.split("\t")[0]: line for line in result.stdout.splitlines() if "\t" in line}
-    assert rows["figures/fig3.pdf"].endswith("update pending")
-    assert rows["results/datasets/linear/L20.parquet"].endswith("no update")
+    assert rows[smoke_target("figures/fig3.pdf")].endswith("update pending")
+    assert rows[smoke_target("results/datasets/linear/L20.parquet")].endswith("no update")
 
 
 def test_a_bad_value_stops_before_any_job_and_destroys_nothing(built):
@@ -104,12 +104,12 @@ def test_a_bad_value_stops_before_any_job_and_destroys_nothing(built):
     config["cases"]["linear"]["corruption"]["sigma_z_sq"] = float("nan")
     config["cases"]["linear"]["n"] = 4.0
     (built / "bad.yaml").write_text(yaml.safe_dump(config))
-    before = {path: path.stat().st_mtime for path in (built / "results").rglob("*.parquet")}
+    before = {path: path.stat().st_mtime for path in (built / SMOKE / "results").rglob("*.parquet")}
     result = run(built, "--forceall", *TARGETS, configfile="bad.yaml")
     assert result.returncode != 0
     assert "cases.linear.corruption.sigma_z_sq: nan is not a finite number" in result.stderr
     assert "cases.linear.n: 4.0 is not of type 'integer'" in result.stderr
-    assert {path: path.stat().st_mtime for path in (built / "results").rglob("*.parquet")} == before
+    assert {path: path.stat().st_mtime for path in (built / SMOKE / "results").rglob("*.parquet")} == before
 
 
 def test_a_yaml_error_in_the_workflows_config_names_its_file_and_line(built, tmp_path):
@@ -126,10 +126,10 @@ def test_an_interrupted_training_job_leaves_no_output_and_reruns_cleanly(built):
     config = yaml.safe_load((built / "config" / "smoke.yaml").read_text())
     config["training"]["epochs"]["gmm"] = 4000  # long enough to be interrupted
     (built / "long.yaml").write_text(yaml.safe_dump(config))
-    target = "results/train/gmm/L20/softmax/losses.parquet"
+    target = smoke_target("results/train/gmm/L20/softmax/losses.parquet")
     command = [SNAKEMAKE, target, "--cores", "1", "--configfile", "long.yaml"]
     environment = {**os.environ, "PYTHONPATH": str(built / "src")}
-    log = built / "logs" / "train_ensemble" / "case=gmm,L=20,model=softmax.log"
+    log = built / SMOKE / "logs" / "train_ensemble" / "case=gmm,L=20,model=softmax.log"
     log.unlink()
     # SIGINT back to its default: a shell's background job (`.ci/run &`) starts with it ignored, and the
     # run would then finish instead of being interrupted
@@ -140,19 +140,19 @@ def test_an_interrupted_training_job_leaves_no_output_and_reruns_cleanly(built):
         time.sleep(0.5)
     os.killpg(process.pid, signal.SIGINT)
     assert process.wait(timeout=120) != 0
-    outputs = [built / "results/train/gmm/L20/softmax" / name for name in ("losses.parquet", "weights.parquet")]
+    outputs = [built / SMOKE / "results/train/gmm/L20/softmax" / name for name in ("losses.parquet", "weights.parquet")]
     assert not any(path.exists() for path in outputs)
-    assert not list((built / "results/train/gmm/L20/softmax").glob(".*.tmp"))
+    assert not list((built / SMOKE / "results/train/gmm/L20/softmax").glob(".*.tmp"))
     result = run(built, target)  # the smoke config again: the job completes
     assert result.returncode == 0, result.stderr[-3000:]
     assert all(path.exists() for path in outputs)
 
 
 def test_provenance_traces_figure_3_back_to_its_noise_variance(built):
-    result = subprocess.run([sys.executable, "-m", "icdenoise.records.provenance", "figures/fig3.parquet", "--find", "sigma_z_sq"],
+    result = subprocess.run([sys.executable, "-m", "icdenoise.records.provenance", smoke_target("figures/fig3.parquet"), "--find", "sigma_z_sq"],
                             cwd=built, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(built / "src")})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("figures/fig3.parquet: rule summarise_training_runs")
-    assert "results/datasets/gmm/L20.parquet: rule sample_prompts (L=20, case=gmm)" in result.stdout
+    assert result.stdout.startswith(smoke_target("figures/fig3.parquet: rule summarise_training_runs; run smoke; commit "))
+    assert smoke_target("results/datasets/gmm/L20.parquet: rule sample_prompts (L=20, case=gmm); run smoke") in result.stdout
     assert "case.corruption.sigma_z_sq = 0.1" in result.stdout
     assert "code: " in result.stdout and "CHANGED" not in result.stdout

@@ -1,6 +1,7 @@
-"""The smoke run's `snakemake --report`, opened in a real headless Chromium through Playwright: the page
-loads without script errors, its front page names the config and commit, every figure's panel draws
-its PDF, and every ledger and the leaderboard show their rows as HTML tables.
+"""The smoke run's `snakemake --report` of all, its sweeps and its comparison with a second run
+(conftest.experiments_run), opened in a real headless Chromium through Playwright: the page loads without
+script errors, its front page names the run, config and commit, every figure's panel draws its PDF, and
+every ledger and the leaderboard show their rows as HTML tables.
 
 `scripts/browser/install_chromium.sh` installs Chromium (.ci/run calls it). Where Chromium or Playwright
 is missing, the test skips and says why, except under ICDENOISE_REQUIRE_BROWSER=1 (CI), where it fails.
@@ -19,7 +20,7 @@ from pathlib import Path
 import matplotlib.image
 import pandas as pd
 import pytest
-from runner import snakemake
+from runner import EXPERIMENT_CONFIGS, SMOKE, snakemake
 
 from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies
 
@@ -53,9 +54,9 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def report(smoke_run, tmp_path_factory) -> Path:
+def report(experiments_run, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("report") / "report.html"
-    result = snakemake(smoke_run, "--report", str(path))
+    result = snakemake(experiments_run["workdir"], "--report", str(path), "all", "sweeps", "comparison", configfile=EXPERIMENT_CONFIGS)
     assert result.returncode == 0, result.stderr[-4000:]
     return path
 
@@ -93,14 +94,15 @@ def claim_ids(frame) -> tuple[str, ...]:
     return tuple(cell.inner_text().strip() for cell in frame.locator("table").first.locator("tbody tr td:first-child").all())
 
 
-def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(browser, report, smoke_run, repo):
+def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(browser, report, experiments_run, repo):
     artifacts = repo / "test-artifacts" / "report"
     artifacts.mkdir(parents=True, exist_ok=True)
     studies = registered_studies(load_yaml(repo / "config" / "config.yaml"), load_schema(repo / "workflow" / "schemas"))
-    categories = [study.title for study in studies.values()] + ["Leaderboard"]
-    ledgers = {tuple(pd.read_parquet(path)["claim"]) for path in (smoke_run / "figures").rglob("claims.parquet")}
-    leaderboard_rows = len(pd.read_parquet(smoke_run / "figures" / "leaderboard.parquet"))
-    expected_items = len(list((smoke_run / "figures").rglob("*.pdf"))) + len(ledgers) + 1
+    categories = [study.title for study in studies.values()] + ["Leaderboard", "Sweeps", "Comparison"]
+    figures = experiments_run["workdir"] / SMOKE / "figures"
+    ledgers = {tuple(pd.read_parquet(path)["claim"]) for path in figures.rglob("claims.parquet")}
+    leaderboard_rows = len(pd.read_parquet(figures / "leaderboard.parquet"))
+    expected_items = len(list(figures.rglob("*.pdf"))) + len(ledgers) + 1
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors = []
@@ -109,7 +111,7 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     page.goto(report.as_uri())
     page.screenshot(path=artifacts / "front_page.png")
     front = page.inner_text("body")
-    assert "This report shows the run built from config/config.yaml + config/smoke.yaml" in front
+    assert "This report shows the run smoke, built from config/config.yaml + config/smoke.yaml + compare.yaml" in front
     assert "its ledgers and leaderboard were written at commit" in front
 
     shown, seen_ledgers = 0, set()
@@ -140,8 +142,8 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
             else:
                 fraction = wait_until_drawn(panel)
                 assert fraction > DRAWN, f"{category}: {item}'s panel drew no figure in {PANEL_DEADLINE} s"
-                if item == "fig3":
-                    page.screenshot(path=artifacts / "fig3.png")
+                if item in ("fig3", "noise", "comparison"):
+                    page.screenshot(path=artifacts / f"{item}.png")
     assert seen_ledgers == ledgers
     assert shown == expected_items
     assert errors == []

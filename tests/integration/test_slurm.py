@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from runner import SNAKEMAKE, copy_workflow
+from runner import SMOKE, SNAKEMAKE, copy_workflow, smoke_target
 
 pytestmark = pytest.mark.integration
 
@@ -23,7 +23,7 @@ CANCELLED_RUN = ("gmm", "20", "softmax")  # the training job cancelled mid-run
 # Every study and the leaderboard, with the memory study reduced to its training chain (the induction runs, their
 # summary and figure): its 24 other jobs are seconds each locally but about 10 s each through SLURM, which would add
 # two minutes to CI and test no rule kind that the other studies do not.
-CLUSTER_TARGETS = ["onelayer", "alltoken", "mssa", "leaderboard", "figures/memory/induction.pdf"]
+CLUSTER_TARGETS = ["onelayer", "alltoken", "mssa", "leaderboard", smoke_target("figures/memory/induction.pdf")]
 
 
 def running_training_job(case: str, L: str, model: str) -> str | None:
@@ -39,7 +39,7 @@ def running_training_job(case: str, L: str, model: str) -> str | None:
 def run_and_cancel(workdir: Path, configfile: str) -> tuple[subprocess.CompletedProcess, str]:
     """Start the training job (and its dataset) through the profile, scancel it once its log shows epochs, and wait."""
     case, L, model = CANCELLED_RUN
-    log = workdir / "logs" / "train_ensemble" / f"case={case},L={L},model={model}.log"
+    log = workdir / SMOKE / "logs" / "train_ensemble" / f"case={case},L={L},model={model}.log"
     targets = [str(path.relative_to(workdir)) for path in training_outputs(workdir)]
     process = subprocess.Popen([SNAKEMAKE, *PROFILE, *targets, "--configfile", configfile], cwd=workdir, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -63,7 +63,7 @@ def cluster_runs(slurm, repo, tmp_path_factory):
     (workdir / "long.yaml").write_text(yaml.safe_dump(config))
     cancelled, job_id = run_and_cancel(workdir, "long.yaml")
     after_cancel = {path: path.exists() for path in training_outputs(workdir)}
-    leftovers = sorted(str(path) for folder in ("results", "figures") for path in (workdir / folder).rglob(".*.tmp"))
+    leftovers = sorted(str(path) for folder in ("results", "figures") for path in (workdir / SMOKE / folder).rglob(".*.tmp"))
     completed = subprocess.run([SNAKEMAKE, *PROFILE, *CLUSTER_TARGETS, "--configfile", "config/smoke.yaml"], cwd=workdir,
                                capture_output=True, text=True, timeout=900)
     return {"workdir": workdir, "cancelled": cancelled, "job_id": job_id, "outputs_after_cancel": after_cancel,
@@ -72,7 +72,7 @@ def cluster_runs(slurm, repo, tmp_path_factory):
 
 def training_outputs(workdir: Path) -> list[Path]:
     case, L, model = CANCELLED_RUN
-    folder = workdir / "results" / "train" / case / f"L{L}" / model
+    folder = workdir / SMOKE / "results" / "train" / case / f"L{L}" / model
     return [folder / "losses.parquet", folder / "weights.parquet"]
 
 
@@ -102,7 +102,7 @@ def test_light_jobs_run_on_the_submitting_machine_and_compute_jobs_through_sbatc
 
 def test_outputs_equal_a_local_run(cluster_runs, smoke_run):
     def tables(root: Path) -> set[str]:
-        return {str(path.relative_to(root)) for folder in ("results", "figures") for path in (root / folder).rglob("*.parquet")}
+        return {str(path.relative_to(root)) for folder in ("results", "figures") for path in (root / SMOKE / folder).rglob("*.parquet")}
 
     on_cluster, local = cluster_runs["workdir"], smoke_run
     skipped = tables(local) - tables(on_cluster)

@@ -2,20 +2,20 @@
 
 import json
 import re
-import subprocess
 
 import pandas as pd
 import pytest
 import yaml
 from pins import PINS, key_outputs
 from runner import (
-    SNAKEMAKE,
+    SMOKE,
     copy_workflow,
     merged_config,
     most_jobs_at_once,
     planned_jobs,
     planned_outputs,
     planned_priorities,
+    smoke_target,
     snakemake,
 )
 
@@ -43,7 +43,7 @@ def test_every_figure_and_every_ledger_of_every_registered_study_is_built(smoke_
     assert [rule for rule, _ in smoke_plan if rule.startswith("write_") and rule.endswith("_ledger")] \
         and {rule for rule, _ in smoke_plan if rule.endswith("_ledger")} == {f"write_{name}_ledger" for name in studies}
     pdfs = [path for rule, outputs in smoke_plan if rule.startswith("plot_") for path in outputs]
-    assert {f"figures/{figure}.pdf" for figure in FIGURES} <= set(pdfs)
+    assert {smoke_target(f"figures/{figure}.pdf") for figure in FIGURES} <= set(pdfs)
     for pdf in pdfs:
         assert (smoke_run / pdf).read_bytes().startswith(b"%PDF") and (smoke_run / pdf).stat().st_size > 5000, pdf
     for name, study in studies.items():
@@ -76,13 +76,13 @@ def test_every_job_of_the_local_run_ran_in_a_warm_copy_and_every_copy_was_accoun
     jobs = [rule for rule, _ in smoke_plan if rule != "all"]
     assert len(started) == len(jobs) and set(started) == set(ended)
     assert all(status == "0" for status in ended.values())
-    job_logs = list((smoke_run / "logs").rglob("*.log"))
+    job_logs = list((smoke_run / SMOKE / "logs").rglob("*.log"))
     assert len(job_logs) == len(jobs)
     assert all(path.read_text().split("\n", 1)[0].split("] ", 1)[1].startswith(f"{RUNS_IN}in a warm-start copy") for path in job_logs)
 
 
 def test_leaderboard_scores_every_case_with_every_denoiser_that_applies(smoke_run):
-    board = pd.read_parquet(smoke_run / "figures" / "leaderboard.parquet")
+    board = pd.read_parquet(smoke_run / SMOKE / "figures" / "leaderboard.parquet")
     paper_cases = list(yaml.safe_load((smoke_run / "config" / "config.yaml").read_text())["cases"])
     assert set(board["case"]) == set(paper_cases) | {"gmm_all_tokens"}  # every case of the merged config
     alltoken = set(board.loc[board["case"] == "alltoken_mixture", "estimator"])
@@ -97,11 +97,11 @@ def test_leaderboard_scores_every_case_with_every_denoiser_that_applies(smoke_ru
     all_tokens = board[board["case"] == "gmm_all_tokens"].set_index("estimator")
     assert set(all_tokens.index) == {"oracle", "oracle_point_masses", "zero", "stacked"}  # no context-reading closed form
     assert all_tokens.loc["stacked", "kind"] == "trained" and all_tokens.loc["oracle", "mse"] < all_tokens.loc["zero", "mse"]
-    assert "## gmm_all_tokens (gmm task, all_tokens corruption, L = 16)" in (smoke_run / "figures" / "leaderboard.md").read_text()
+    assert "## gmm_all_tokens (gmm task, all_tokens corruption, L = 16)" in (smoke_run / SMOKE / "figures" / "leaderboard.md").read_text()
 
 
 def test_figure_tables_have_their_columns(smoke_run):
-    figures = smoke_run / "figures"
+    figures = smoke_run / SMOKE / "figures"
     sweep = pd.read_parquet(figures / "fig4a.parquet")
     assert set(sweep["L"]) == {10, 20} and {"gamma", "gamma_star", "best_test_mse", "oracle_test_mse", "excess_mse"} <= set(sweep.columns)
     shift = pd.read_parquet(figures / "fig4b.parquet")
@@ -110,7 +110,7 @@ def test_figure_tables_have_their_columns(smoke_run):
     assert list(steps.loc[steps["estimator"] == "descent", "steps"]) == [0, 1, 10]
     grid = pd.read_parquet(figures / "fig5_landscape.parquet")
     assert len(grid) == 20 * 20
-    landscape = pd.read_parquet(smoke_run / "results" / "landscape" / "sphere.parquet")
+    landscape = pd.read_parquet(smoke_run / SMOKE / "results" / "landscape" / "sphere.parquet")
     assert (landscape["kind"] == "grid").sum() == 36 and set(landscape["kind"]) == {"grid", "heuristic", "trained", "minimum"}
     assert (landscape["alpha"] < 0).any() and (landscape["beta"] < 0).any()
     similarity = pd.read_parquet(figures / "fig8_similarity.parquet")
@@ -121,7 +121,7 @@ def test_figure_tables_have_their_columns(smoke_run):
 
 
 def test_the_memory_study_builds_its_fits_and_ledger(smoke_run, repo):
-    figures = smoke_run / "figures" / "memory"
+    figures = smoke_run / SMOKE / "figures" / "memory"
     for figure in ("capacity_curves", "capacity_fit", "gradient_step", "variance", "width", "zipf_n", "zipf_d", "zipf_optimum", "induction"):
         assert (figures / f"{figure}.pdf").read_bytes().startswith(b"%PDF"), figure
     fits = pd.read_parquet(figures / "capacity_fit.parquet")
@@ -142,7 +142,7 @@ def test_every_training_run_is_planned_once(repo, smoke_plan):
     runs = all_runs(config, validate_config(config, repo / "workflow" / "schemas"))
     trained = [outputs[0] for rule, outputs in smoke_plan if rule == "train_ensemble"]
     assert len(trained) == len(set(trained)) == len(runs) > 10
-    assert set(trained) == {f"results/train/{run.case}/L{run.L}/{run.model}/losses.parquet" for run in runs}
+    assert set(trained) == {smoke_target(f"results/train/{run.case}/L{run.L}/{run.model}/losses.parquet") for run in runs}
 
 
 def test_figure_3_jobs_start_longest_first(repo, tmp_path):
@@ -164,7 +164,7 @@ def test_figure_3_jobs_start_longest_first(repo, tmp_path):
 
 
 def test_fig3_targets_are_built(smoke_run):
-    table = pd.read_parquet(smoke_run / "figures" / "fig3.parquet")
+    table = pd.read_parquet(smoke_run / SMOKE / "figures" / "fig3.parquet")
     required = {"case", "model", "seed", "alpha", "beta", "final_train_mse", "final_test_mse", "bayes_mse", "zero_mse"}
     assert required <= set(table.columns)
     assert len(table) == 3 * 2 * 2
@@ -173,19 +173,19 @@ def test_fig3_targets_are_built(smoke_run):
 
 
 def test_every_parquet_is_planned_and_records_its_provenance(smoke_run, smoke_plan):
-    files = {str(path.relative_to(smoke_run)) for folder in ("results", "figures") for path in (smoke_run / folder).rglob("*.parquet")}
+    files = {str(path.relative_to(smoke_run)) for folder in ("results", "figures") for path in (smoke_run / SMOKE / folder).rglob("*.parquet")}
     assert files == {path for _, outputs in smoke_plan for path in outputs if path.endswith(".parquet")}
     for path in files:
         metadata = read_metadata(smoke_run / path)
-        assert metadata["params"] and metadata["package_version"] and metadata["git_commit"]
+        assert metadata["params"] and metadata["package_version"] and metadata["git_commit"] and metadata["run"] == "smoke"
 
 
 def test_every_job_has_its_log_and_benchmark_under_one_path_scheme(smoke_run, smoke_plan):
     """logs/<rule>[/<wildcard>=<value>,…].log and the same path under benchmarks/ (.tsv): one per job."""
     from icdenoise.pipeline.joblog import job_of
 
-    logs = {path.relative_to(smoke_run / "logs").with_suffix("") for path in (smoke_run / "logs").rglob("*.log")}
-    benchmarks = {path.relative_to(smoke_run / "benchmarks").with_suffix("") for path in (smoke_run / "benchmarks").rglob("*.tsv")}
+    logs = {path.relative_to(smoke_run / SMOKE / "logs").with_suffix("") for path in (smoke_run / SMOKE / "logs").rglob("*.log")}
+    benchmarks = {path.relative_to(smoke_run / SMOKE / "benchmarks").with_suffix("") for path in (smoke_run / SMOKE / "benchmarks").rglob("*.tsv")}
     assert logs == benchmarks
     assert sorted(job_of(path)[0] for path in logs) == sorted(rule for rule, _ in smoke_plan if rule != "all")
 
@@ -205,7 +205,7 @@ def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_
     result = snakemake(smoke_run, "-n", "all", configfile="changed.yaml")
     assert result.returncode == 0, result.stderr
     ledgers = {path for rule, outputs in smoke_plan if rule.endswith("_ledger") for path in outputs}
-    assert planned_outputs(result) == ledgers | {
+    assert planned_outputs(result) == ledgers | set(map(smoke_target, [
         "results/datasets/sphere/L20.parquet",
         "results/bayes/sphere/L20.parquet",
         *(f"results/train/sphere/L20/{model}/{kind}.parquet" for model in ("linear", "softmax") for kind in ("losses", "weights")),
@@ -213,11 +213,11 @@ def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_
         "figures/fig3.parquet", "figures/fig3.pdf", "figures/fig7.pdf",
         *(f"results/landscape/{case}.parquet" for case in ("sphere", "gmm")),  # both read figures/fig3.parquet
         "figures/fig6.pdf", "figures/leaderboard.parquet", "figures/leaderboard.md", "figures/leaderboard.html",
-    }
+    ]))
 
 
 def test_retraining_gives_bit_identical_parquet(smoke_run):
-    outputs = [smoke_run / "results/train/gmm/L20/softmax" / f"{kind}.parquet" for kind in ("losses", "weights")]
+    outputs = [smoke_run / SMOKE / "results/train/gmm/L20/softmax" / f"{kind}.parquet" for kind in ("losses", "weights")]
     before = [path.read_bytes() for path in outputs]
     result = snakemake(smoke_run, "--force", str(outputs[0].relative_to(smoke_run)))
     assert result.returncode == 0, result.stderr[-4000:]
@@ -244,10 +244,10 @@ def test_bad_config_stops_before_any_job(repo, tmp_path, name):
         node = node[key]
     node[path[-1]] = value
     (workdir / "bad.yaml").write_text(yaml.safe_dump(config))
-    result = snakemake(workdir, "figures/fig3.pdf", configfile="bad.yaml")
+    result = snakemake(workdir, smoke_target("figures/fig3.pdf"), configfile="bad.yaml")
     assert result.returncode != 0
     assert "invalid configuration" in result.stderr and message in result.stderr
-    assert not (workdir / "results").exists()
+    assert not (workdir / "runs").exists()
 
 
 def test_report_is_built(smoke_run):
@@ -262,13 +262,15 @@ def test_report_is_built(smoke_run):
         assert caption in html, caption
 
 
-def test_the_ledger_names_its_config_and_the_report_refuses_another(smoke_run):
-    text = (smoke_run / "figures" / "claims.md").read_text()
-    assert "Config: `config/config.yaml` (sha256 " in text and "`config/smoke.yaml` (sha256 " in text
-    result = subprocess.run([SNAKEMAKE, "--report", "other.html", "--cores", "1"], cwd=smoke_run, capture_output=True, text=True,
-                            timeout=600)
+def test_the_ledger_names_its_run_and_config_and_the_report_refuses_another_config_of_the_run(smoke_run):
+    text = (smoke_run / SMOKE / "figures" / "claims.md").read_text()
+    assert "Run `smoke`. Config: `config/config.yaml` (sha256 " in text and "`config/smoke.yaml` (sha256 " in text
+    config = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
+    config["evaluation"]["seed"] = 7  # the same run name, another setting
+    (smoke_run / "edited.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(smoke_run, "--report", "other.html", configfile="edited.yaml", cores=("--cores", "1"))
     assert result.returncode != 0 and not (smoke_run / "other.html").exists()
-    assert "figures/claims.parquet: built from config/config.yaml + config/smoke.yaml" in result.stderr
+    assert "runs/smoke/figures/claims.parquet: built by run 'smoke' from config/config.yaml + config/smoke.yaml" in result.stderr
     assert "give the same --configfile to --report" in result.stderr
 
 

@@ -1,5 +1,6 @@
 """The package's layout, read from its imports (AST, nothing run): maths imports neither records, nor
-the plumbing, nor a study; records import no plumbing and no study; the plumbing imports no torch and
+the plumbing, nor the experiments, nor a study; records import no plumbing, experiment or study; the
+experiments (sweeps, comparisons) import no plumbing and no study; the plumbing imports no torch and
 names no study; tables are computed without matplotlib; a drawing imports only the shared look and
 other drawings of its study; a study's registration (study.py) costs no torch."""
 
@@ -58,9 +59,10 @@ def layer_of(name: str) -> str | None:
 
 
 @pytest.mark.parametrize("layer, forbidden", [
-    ("maths", {"records", "pipeline", "studies"}),
-    ("records", {"pipeline", "studies"}),
-    ("pipeline", {"studies"}),
+    ("maths", {"records", "pipeline", "experiments", "studies"}),
+    ("records", {"pipeline", "experiments", "studies"}),
+    ("pipeline", {"experiments", "studies"}),
+    ("experiments", {"pipeline", "studies"}),
 ])
 def test_each_layer_imports_only_the_layers_below_it(layer, forbidden):
     modules = in_layer(layer)

@@ -1,7 +1,9 @@
 # Read first: the config is validated against its schema and the studies it names are loaded before
-# anything else starts; then the warm start, the paths of the shared stages and their input functions.
+# anything else starts; then the run's folders, the warm start, the paths of the shared stages and their
+# input functions.
 
 import os
+import re
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -9,7 +11,11 @@ from snakemake.logging import logger
 from icdenoise.pipeline import warmstart
 from icdenoise.pipeline.codedeps import import_groups, imported_modules, track_package, use_disk_cache
 from icdenoise.pipeline.config import all_runs, config_sources, validate_config
+from icdenoise.pipeline.named_runs import path_variables, run_root, save_config, saved_config_path, unnamed_changes
+from icdenoise.pipeline.registry import Run
 from icdenoise.pipeline.resources import machine_cores, machine_memory_mb
+from icdenoise.pipeline.sweeps import sweep_points, with_sweep_cases
+from icdenoise.pipeline.user_models import is_user_class, module_file
 
 WORKFLOW = Path(workflow.basedir) / "workflow"
 STUDIES = validate_config(  # name → icdenoise.pipeline.registry.Study, in the config's order
@@ -18,6 +24,21 @@ STUDIES = validate_config(  # name → icdenoise.pipeline.registry.Study, in the
     local_execution=workflow.local_exec,
     available_mb=machine_memory_mb() if workflow.local_exec else None,
 )
+
+# This run's folders: <results>, <figures>, <logs> and <benchmarks> in every rule's paths (pipeline.named_runs).
+RUN_NAME = config["run"]["name"]
+RUN_ROOT = run_root(RUN_NAME, BASE_CONFIG.get("run", {}).get("name"))
+
+
+pathvars:
+    **path_variables(RUN_ROOT),
+
+
+if workflow.is_main_process and unnamed_changes(config, BASE_CONFIG):
+    logger.warning(
+        f"this config changes {', '.join(unnamed_changes(config, BASE_CONFIG))} of config/config.yaml but keeps its "
+        f"run name {RUN_NAME!r}, so it writes over that run's results; give it its own run.name to build it under runs/"
+    )
 
 STATE_DIR = Path(".snakemake") / "icdenoise"  # this package's state between runs: import cache, warm-start log
 use_disk_cache(STATE_DIR / "imports.json")  # the next call parses only the modules edited since
@@ -49,6 +70,8 @@ if workflow.local_exec and (workflow._cores or 0) > MACHINE_CORES:
 
 
 onstart:
+    if not workflow.touch:
+        save_config(config, saved_config_path(RUN_ROOT))
     if WARM_START is not None and (not workflow.local_exec or workflow.touch):
         WARM_START.stop()
     elif WARM_START is not None:
@@ -67,16 +90,21 @@ def modules_in_start_order():
     return [JOB_MODULES[name] for name in dict.fromkeys(name for *_, name in jobs) if name in JOB_MODULES]
 
 
-CONFIG_SOURCES = config_sources(  # named by the ledgers and the report, in merge order
+CONFIG_SOURCES = config_sources(  # named by the ledgers and the report, in merge order, with the run's name
     ["config/config.yaml", *workflow.overwrite_configfiles], config, Path.cwd()
 )
-CASES = list(config["cases"])
+CASES = list(config["cases"])  # the configured cases, in config order
+# derived case → its sweep point (icdenoise.pipeline.sweeps): trained like a configured case
+POINTS = sweep_points(config)
 MODELS = list(config["models"])
-RUNS = all_runs(config, STUDIES)  # every (case, model, L) some study or the leaderboard trains
+RUNS = all_runs(config, STUDIES) | {  # every (case, model, L) some study, the leaderboard or a sweep trains
+    Run(name, model, point.case["L"]) for name, point in POINTS.items() for model in point.models
+}
+SIZING_CONFIG = with_sweep_cases(config, POINTS)  # what the job-size models read: the derived cases too
 
 
 wildcard_constraints:
-    case="|".join(CASES),
+    case="|".join(map(re.escape, [*CASES, *POINTS])),
     model="|".join(MODELS),
     L=r"\d+",
 
@@ -89,23 +117,28 @@ def canonical(block):
     return block
 
 
+def case_block(case):
+    """A configured case's block, or a sweep point's derived one."""
+    return POINTS[case].case if case in POINTS else config["cases"][case]
+
+
 def context_length(case):
-    return config["cases"][case]["L"]
+    return case_block(case)["L"]
 
 
 def dataset_path(case, L=None):
     """The fixed dataset of a case at context length L (default: the case's own L)."""
-    return f"results/datasets/{case}/L{L or context_length(case)}.parquet"
+    return f"<results>/datasets/{case}/L{L or context_length(case)}.parquet"
 
 
 def bayes_path(case, L=None):
     """The closed-form baselines of a case on fresh prompts."""
-    return f"results/bayes/{case}/L{L or context_length(case)}.parquet"
+    return f"<results>/bayes/{case}/L{L or context_length(case)}.parquet"
 
 
 def training_path(case, model, kind, L=None):
     """kind: losses or weights. Every study and the leaderboard share these runs."""
-    return f"results/train/{case}/L{L or context_length(case)}/{model}/{kind}.parquet"
+    return f"<results>/train/{case}/L{L or context_length(case)}/{model}/{kind}.parquet"
 
 
 def training_paths(kind, cases, models):
@@ -114,7 +147,7 @@ def training_paths(kind, cases, models):
 
 def trained_scores_path(case):
     """The trained models of a case at its own L, scored on the evaluation's fresh prompts."""
-    return f"results/trained_scores/{case}/L{context_length(case)}.parquet"
+    return f"<results>/trained_scores/{case}/L{context_length(case)}.parquet"
 
 
 def models_trained_at(case, L):
@@ -122,13 +155,36 @@ def models_trained_at(case, L):
     return [model for model in MODELS if (case, model, int(L)) in RUNS]
 
 
+def user_model_files(models):
+    """The module files of the models among `models` that are a user's own class (module.path:ClassName):
+    code inputs of the jobs that train or score them, so that editing the class re-runs exactly those."""
+    architectures = {config["models"][model]["architecture"] for model in models}
+    files = (module_file(architecture) for architecture in architectures if is_user_class(architecture))
+    return sorted(filter(None, files))
+
+
 def get_case_params(wildcards):
     """This case's block without L (L is the wildcard), so that editing another case, or this
     case's L, re-runs nothing that does not depend on it."""
-    return canonical({key: value for key, value in config["cases"][wildcards.case].items() if key != "L"})
+    return canonical({key: value for key, value in case_block(wildcards.case).items() if key != "L"})
+
+
+def get_dataset_params(wildcards):
+    """The dataset block; a sweep point's own, with its dataset keys set."""
+    return canonical(POINTS[wildcards.case].dataset if wildcards.case in POINTS else config["dataset"])
 
 
 def get_training_params(wildcards):
-    """The training block with this case's number of epochs in place of the per-case map."""
+    """The training block with this case's number of epochs in place of the per-case map (a sweep point's
+    own block, with its seeds and training keys)."""
+    if wildcards.case in POINTS:
+        return canonical(POINTS[wildcards.case].training)
     training = {key: value for key, value in config["training"].items() if key != "epochs"}
     return canonical({**training, "epochs": config["training"]["epochs"][wildcards.case]})
+
+
+def get_model_params(wildcards):
+    """The model's block; at a sweep point, with the point's model keys set."""
+    if wildcards.case in POINTS:
+        return canonical(POINTS[wildcards.case].models[wildcards.model])
+    return canonical(config["models"][wildcards.model])

@@ -14,8 +14,8 @@ job_rule(
     "One fixed dataset per case and context length: the task's clean tokens, corrupted by the case's "
     "corruption; shared by every seed and model (PROTOCOL: Conventions).",
     "../scripts/sample_prompts.py",
-    "results/datasets/{case}/L{L}.parquet",
-    params=dict(case=get_case_params, dataset=canonical(config["dataset"])),
+    "<results>/datasets/{case}/L{L}.parquet",
+    params=dict(case=get_case_params, dataset=get_dataset_params),
     # above every training's and evaluation's: a dataset takes about a second, and trainings wait for it
     priority=1 + highest_compute_priority(),
 )

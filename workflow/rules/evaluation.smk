@@ -5,7 +5,7 @@ job_rule(
     "Every closed form that applies to the case - Bayes posterior means (eqs. 3, 6, 7, 8), plug-ins, the "
     "attention forms of eqs. 10 and 13, the zero predictor - on fresh prompts (Sec. 2.3).",
     "../scripts/evaluate_bayes.py",
-    "results/bayes/{case}/L{L}.parquet",
+    "<results>/bayes/{case}/L{L}.parquet",
     params=dict(case=get_case_params, evaluation=canonical(config["evaluation"])),
     threads=config["evaluation"]["threads"],
 )
@@ -14,12 +14,13 @@ job_rule(
     "evaluate_trained",
     "Every model trained on the case at this L, scored per seed on the same fresh prompts as evaluate_bayes.",
     "../scripts/evaluate_trained.py",
-    "results/trained_scores/{case}/L{L}.parquet",
+    "<results>/trained_scores/{case}/L{L}.parquet",
     input=dict(
         weights=lambda wildcards: [
             training_path(wildcards.case, model, "weights", wildcards.L)
             for model in models_trained_at(wildcards.case, wildcards.L)
-        ]
+        ],
+        model_code=lambda wildcards: user_model_files(models_trained_at(wildcards.case, wildcards.L)),
     ),
     params=dict(
         case=get_case_params,

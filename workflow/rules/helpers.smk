@@ -24,6 +24,7 @@ JOB_MODULES = {}  # rule → the modules its jobs import (its script's, and thos
 STUDY_TARGETS = {name: [] for name in STUDIES}  # study → its figures and ledger: its target rule's inputs
 REPORTED_TABLES = []  # the tables whose Markdown the report captions: they must be built from the config given
 SCORE_TABLES = []  # the studies' score tables that join the leaderboard
+LEDGER_TABLES = {}  # study → its ledger's table (compared across runs)
 
 
 def here(path):
@@ -43,7 +44,7 @@ def job_resources(name):
     """A rule's resources: mem_mb and runtime (minutes) from its size model (SIZES; a rule without one is
     a light job), cpus_per_task equal to its threads, and, on SLURM, the partition, account and GPU the
     environment names (icdenoise.pipeline.cluster)."""
-    estimate = lambda wildcards: job_estimate(name, dict(wildcards.items()), config, SIZES)  # noqa: E731
+    estimate = lambda wildcards: job_estimate(name, dict(wildcards.items()), SIZING_CONFIG, SIZES)  # noqa: E731
     device = setting(config, DEVICES[name]) if name in DEVICES else None
     return dict(
         mem_mb=lambda wildcards: estimate(wildcards).mem_mb,
@@ -60,7 +61,7 @@ def longest_first(name):
     rules without a size model (plots, summaries, ledgers) keep priority 0."""
     if name not in SIZES:
         return 0
-    return lambda wildcards: 10 + math.ceil(job_estimate(name, dict(wildcards.items()), config, SIZES).seconds)
+    return lambda wildcards: 10 + math.ceil(job_estimate(name, dict(wildcards.items()), SIZING_CONFIG, SIZES).seconds)
 
 
 def job_rule(
@@ -135,7 +136,7 @@ def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
     module `drawing`'s render(tables, **settings); `caption` is its report caption (.rst, relative to the
     calling rules file). The drawing module, with what it imports, is the figure's code input: restyling
     one figure re-renders that figure alone."""
-    pdf = f"figures/{figure}.pdf"
+    pdf = f"<figures>/{figure}.pdf"
     captioned = report(
         pdf, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, figure)
     )
@@ -182,18 +183,19 @@ def ledger_rule(study, tables, output, caption, appendix=None):
     )
     STUDY_TARGETS[study] += [output["table"], output["text"], page]
     REPORTED_TABLES.append(output["table"])
+    LEDGER_TABLES[study] = output["table"]
 
 
 def score_rule(study, case, denoisers, settings):
     """Define score_<study>_denoisers: the study's own denoisers on `case`'s fresh evaluation prompts, scored
     as the leaderboard scores every denoiser; its rows join the leaderboard. `denoisers`: "module:function",
     a function of (the case's config block, **settings) returning name → denoiser."""
-    table = f"results/{study}/leaderboard_scores/{case}.parquet"
+    table = f"<results>/{study}/leaderboard_scores/{case}.parquet"
     job_rule(
         f"score_{study}_denoisers",
         f"The {study} study's denoisers on the case's fresh evaluation prompts (the leaderboard's).",
         WORKFLOW / "scripts" / "score_denoisers.py",
-        f"results/{study}/leaderboard_scores/{{case}}.parquet",
+        f"<results>/{study}/leaderboard_scores/{{case}}.parquet",
         params=dict(
             case=get_case_params,
             length=lambda wildcards: context_length(wildcards.case),

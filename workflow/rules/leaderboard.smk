@@ -2,7 +2,7 @@
 # (score_rule) on every configured case they apply to. Read after the studies' rules.
 
 LEADERBOARD_PAGE = report(
-    "figures/leaderboard.html",
+    "<figures>/leaderboard.html",
     caption=str(WORKFLOW / "report" / "leaderboard.rst"),
     category="Leaderboard",
     labels={"study": "all", "item": "leaderboard"},
@@ -12,7 +12,7 @@ job_rule(
     "Every denoiser on every configured case it applies to, on the same fresh prompts per case (Parquet, "
     "Markdown, and the Markdown as an HTML page for the report).",
     "../scripts/build_leaderboard.py",
-    dict(table="figures/leaderboard.parquet", text="figures/leaderboard.md", page=LEADERBOARD_PAGE),
+    dict(table="<figures>/leaderboard.parquet", text="<figures>/leaderboard.md", page=LEADERBOARD_PAGE),
     input=dict(
         bayes=[bayes_path(case) for case in CASES],
         trained=[trained_scores_path(case) for case in CASES if models_trained_at(case, context_length(case))],
@@ -21,7 +21,7 @@ job_rule(
     params=dict(cases=canonical(config["cases"]), order=CASES, config_sources=CONFIG_SOURCES),
     local=True,
 )
-REPORTED_TABLES.append("figures/leaderboard.parquet")
+REPORTED_TABLES.append("<figures>/leaderboard.parquet")
 
 
 rule leaderboard:

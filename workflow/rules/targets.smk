@@ -18,6 +18,7 @@ for study, targets in STUDY_TARGETS.items():
 
 
 if any(argument == "--report" or argument.startswith("--report=") for argument in sys.argv):
+    REPORTED_TABLES = [workflow.pathvars.apply(table) for table in REPORTED_TABLES]  # <results>/… → this run's path
     problems = built_config_problems(REPORTED_TABLES, CONFIG_SOURCES["merged_sha256"])
     if problems:
         raise ConfigError(

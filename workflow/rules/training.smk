@@ -5,10 +5,13 @@ job_rule(
     "All seeds of one configured model on one case's dataset, trained together (Adam, MSE/n).",
     "../scripts/train_ensemble.py",
     dict(
-        losses="results/train/{case}/L{L}/{model}/losses.parquet",
-        weights="results/train/{case}/L{L}/{model}/weights.parquet",
+        losses="<results>/train/{case}/L{L}/{model}/losses.parquet",
+        weights="<results>/train/{case}/L{L}/{model}/weights.parquet",
     ),
-    input=dict(dataset="results/datasets/{case}/L{L}.parquet"),
-    params=dict(training=get_training_params, model=lambda wildcards: canonical(config["models"][wildcards.model])),
+    input=dict(
+        dataset="<results>/datasets/{case}/L{L}.parquet",
+        model_code=lambda wildcards: user_model_files([wildcards.model]),
+    ),
+    params=dict(training=get_training_params, model=get_model_params),
     threads=config["training"]["threads"],
 )

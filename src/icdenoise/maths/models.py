@@ -15,11 +15,15 @@ autograd by default; the one-layer models of eqs. 11-12 derive it by hand, which
 fast on the CPU and is held to autograd by a unit test.
 
 A new architecture is a subclass registered in `MODELS`, the corruptions it denoises in
-`icdenoise.maths.architectures.DENOISES`, and its name in the config schema.
+`icdenoise.maths.architectures.DENOISES`, and its name in the config schema. A user's own class, outside
+the package, is named in the config as ``module.path:ClassName`` (`model_class`): a subclass of
+`EnsembleModel` that implements `initial_parameters`, `prepare` and `forward` and says which corruptions
+it denoises in its class attribute `denoises` (docs/experiments.md).
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Callable, ClassVar
 
@@ -30,6 +34,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from icdenoise.maths.architectures import DENOISES
+from icdenoise.maths.corruptions import CORRUPTIONS
 from icdenoise.maths.prompts import Prompts
 from icdenoise.maths.scoring import squared_error_per_seed
 from icdenoise.maths.seeding import seed_generators
@@ -45,6 +50,7 @@ class EnsembleModel(nn.Module):
     """Parameters: a dict of named tensors of shape (S, ...), in a fixed order."""
 
     architecture: ClassVar[str]
+    denoises: ClassVar[frozenset[str]] = frozenset()  # a user's class: the corruptions it denoises (DENOISES for ours)
     snapshots_per_pass: ClassVar[int] = 1  # training's recorded losses: parameter snapshots scored in one pass (see `stacked`)
 
     def __init__(self, parameters: dict[str, torch.Tensor], **options):
@@ -79,7 +85,8 @@ class EnsembleModel(nn.Module):
     @classmethod
     def corruptions(cls) -> frozenset[str]:
         """The corruptions whose prompts this architecture denoises."""
-        return DENOISES[cls.architecture]
+        registered = getattr(cls, "architecture", None)
+        return DENOISES[registered] if registered in DENOISES else frozenset(cls.denoises)
 
     @property
     def ensemble_size(self) -> int:
@@ -442,7 +449,32 @@ MODELS: dict[str, type[EnsembleModel]] = {
 }
 
 
+def model_class(architecture: str) -> type[EnsembleModel]:
+    """A registered architecture by its name, or a user's class by ``module.path:ClassName``."""
+    if ":" not in architecture:
+        return MODELS[architecture]
+    module, name = architecture.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def interface_problems(cls) -> list[str]:
+    """What a user's class lacks of the model interface: an `EnsembleModel` subclass implementing
+    `initial_parameters`, `prepare` and `forward`, whose `denoises` names registered corruptions."""
+    if not (isinstance(cls, type) and issubclass(cls, EnsembleModel)):
+        return [f"{cls!r} is not a subclass of icdenoise.maths.models.EnsembleModel"]
+    unimplemented = {
+        "initial_parameters": cls.initial_parameters.__func__ is EnsembleModel.initial_parameters.__func__,
+        "prepare": cls.prepare is EnsembleModel.prepare,
+        "forward": cls.forward is nn.Module.forward,
+    }
+    problems = [f"it does not implement {method}" for method, missing in unimplemented.items() if missing]
+    unknown = set(cls.denoises) - set(CORRUPTIONS)
+    if not cls.denoises or unknown:
+        problems.append(f"its `denoises` ({sorted(cls.denoises)}) must name one or more corruptions of {sorted(CORRUPTIONS)}")
+    return problems
+
+
 def make_model(block: dict, seeds: list[int], n: int) -> EnsembleModel:
     """The ensemble of a config model block (``architecture`` and its options), initialised from `seeds`."""
     options = {key: value for key, value in block.items() if key != "architecture"}
-    return MODELS[block["architecture"]].initialise(seeds, n, **options)
+    return model_class(block["architecture"]).initialise(seeds, n, **options)

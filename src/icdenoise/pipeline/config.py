@@ -23,6 +23,8 @@ from icdenoise.maths.architectures import DENOISES
 from icdenoise.maths.corruptions import CORRUPTIONS
 from icdenoise.pipeline.cluster import SHARED_DEVICES
 from icdenoise.pipeline.registry import RegistryError, Run, Study, load_studies, shared_and_study
+from icdenoise.pipeline.sweeps import key_problems, point_config, sweep_points
+from icdenoise.pipeline.user_models import class_problems, denoised_by
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it: the schema loads ~5× faster
 
@@ -83,6 +85,8 @@ def _allowed(error: jsonschema.ValidationError, defs: dict) -> str:
         return "allowed keys: " + ", ".join(sorted(resolve_ref(schema, defs).get("properties", {})))
     if "enum" in schema:
         return "allowed values: " + ", ".join(map(str, schema["enum"]))
+    if error.validator == "anyOf":
+        return "allowed: " + "; or ".join(option.get("description", "") for option in schema["anyOf"])
     if error.validator == "required":
         return "required keys: " + ", ".join(schema["required"])
     bounds = [
@@ -167,9 +171,10 @@ def _run_problems(config: dict, studies: dict[str, Study]) -> list[str]:
         if case not in cases or model not in models:
             continue
         corruption, architecture = cases[case]["corruption"]["kind"], models[model]["architecture"]
-        if corruption not in DENOISES[architecture]:
+        denoised = denoised_by(architecture, config)
+        if denoised is not None and corruption not in denoised:
             problems.append(f"models.{model}: a {architecture} model cannot denoise case {case!r} with {corruption} corruption "
-                            f"(allowed: {', '.join(sorted(DENOISES[architecture]))})")
+                            f"(allowed: {', '.join(sorted(denoised))})")
         if case not in epochs:
             problems.append(f"training.epochs.{case}: missing (case {case!r} is trained)")
     return sorted(set(problems), key=problems.index)
@@ -199,13 +204,35 @@ def _shared_block_problems(config: dict) -> list[str]:
 def relation_problems(config: dict, studies: dict[str, Study]) -> list[str]:
     """Constraints between keys that a JSON schema cannot express. Each group of checks runs on its own:
     a group that cannot run because its keys are malformed is skipped (the schema has named them)."""
-    checks = [_shared_block_problems, *(study.problems for study in studies.values()), lambda config: _run_problems(config, studies)]
+    checks = [_shared_block_problems, *(study.problems for study in studies.values()), lambda config: _run_problems(config, studies),
+              key_problems]
     problems = []
     for check in checks:
         try:
             problems += check(config)
         except (KeyError, TypeError, AttributeError, IndexError, ValueError):
             continue
+    return problems
+
+
+POINT_BLOCKS = ("cases", "models", "dataset", "training", "evaluation")  # what `point_config` holds
+
+
+def sweep_problems(config: dict, schema: dict) -> list[str]:
+    """Every point's settings are valid as a configured case's would be (the schema's rules and the cross-key
+    checks), each problem named by its sweep and point; for a config whose keys are valid (`key_problems`)."""
+    problems = []
+    part = {**schema, "required": list(POINT_BLOCKS), "properties": {key: schema["properties"][key] for key in POINT_BLOCKS}}
+    for name, point in sweep_points(config).items():
+        view = point_config(config, point)
+        found = schema_problems(view, part) or _shared_block_problems(view)
+        for model, block in point.models.items():
+            corruption, denoised = point.case["corruption"]["kind"], denoised_by(block["architecture"], config)
+            if denoised is not None and corruption not in denoised:
+                found.append(f"models.{model}: a {block['architecture']} model cannot denoise {corruption} corruption "
+                             f"(allowed: {', '.join(sorted(denoised))})")
+        at = ", ".join(f"{key} = {value}" for key, value in point.values.items())
+        problems += [f"sweeps.{point.sweep} at {at} (case {name}): {problem}" for problem in found]
     return problems
 
 
@@ -268,8 +295,13 @@ def validate_config(config: dict, schema_dir: str | Path, local_execution: bool 
     schema_dir: the folder of config.schema.yaml; local_execution: jobs run on this machine (check the
     device); available_mb: this machine's memory (check the largest job against it)."""
     studies = registered_studies(config, load_schema(schema_dir))
-    problems = nonfinite_problems(config) + schema_problems(config, load_schema(schema_dir, studies))
+    schema = load_schema(schema_dir, studies)
+    problems = nonfinite_problems(config) + schema_problems(config, schema)
+    if not problems:
+        problems += class_problems(config)
     problems += relation_problems(config, studies)
+    if not problems:
+        problems += sweep_problems(config, schema)
     if not problems:
         problems += device_problems(config, studies, local_execution)
         if available_mb is not None:
@@ -282,15 +314,15 @@ def validate_config(config: dict, schema_dir: str | Path, local_execution: bool 
 
 
 def config_sources(configfiles, config: dict, workdir: Path) -> dict:
-    """The config files a run merged, with their content hashes, and the digest of the merged config:
-    what a ledger and the report say they were built from."""
+    """The run's name, the config files it merged, with their content hashes, and the digest of the merged
+    config: what a ledger and the report say they were built from."""
     from icdenoise.records.artifacts import config_digest, sha256_file
 
     files = []
     for path in map(Path, configfiles):
         shown = path.resolve().relative_to(workdir.resolve()) if path.resolve().is_relative_to(workdir.resolve()) else path
         files.append({"file": str(shown), "sha256": sha256_file(path)})
-    return {"files": files, "merged_sha256": config_digest(config)}
+    return {"run": config["run"]["name"], "files": files, "merged_sha256": config_digest(config)}
 
 
 def built_config_problems(tables, merged_sha256: str) -> list[str]:
@@ -304,8 +336,9 @@ def built_config_problems(tables, merged_sha256: str) -> list[str]:
             if built != merged_sha256:
                 sources = read_metadata(table)["params"]["params"].get("config_sources", {})
                 names = " + ".join(entry["file"] for entry in sources.get("files", [])) or "another config"
-                problems.append(f"{table}: built from {names} (merged config {str(built)[:12]}), not from the config given now "
-                                f"({merged_sha256[:12]}); give the same --configfile to --report, or rebuild")
+                run = sources.get("run", "unnamed")
+                problems.append(f"{table}: built by run {run!r} from {names} (merged config {str(built)[:12]}), not from the "
+                                f"config given now ({merged_sha256[:12]}); give the same --configfile to --report, or rebuild")
     return problems
 
 

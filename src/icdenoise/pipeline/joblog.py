@@ -44,10 +44,11 @@ def start_job(snakemake) -> logging.Logger:
 
 
 def job_files(rule: str, wildcards: list[str]) -> tuple[str, str]:
-    """The log and benchmark of a rule's jobs: logs/<rule>.log and benchmarks/<rule>.tsv, or, for a rule with
-    wildcards, logs/<rule>/<wildcard>={<wildcard>},….log (and .tsv) in the order given (Snakemake patterns)."""
+    """The log and benchmark of a rule's jobs: <logs>/<rule>.log and <benchmarks>/<rule>.tsv, or, for a rule
+    with wildcards, <logs>/<rule>/<wildcard>={<wildcard>},….log (and .tsv) in the order given (Snakemake
+    patterns; <logs> and <benchmarks> are the run's folders, icdenoise.pipeline.named_runs)."""
     stem = rule if not wildcards else f"{rule}/" + ",".join(f"{name}={{{name}}}" for name in wildcards)
-    return f"logs/{stem}.log", f"benchmarks/{stem}.tsv"
+    return f"<logs>/{stem}.log", f"<benchmarks>/{stem}.tsv"
 
 
 def job_of(path: str | PurePath) -> tuple[str, dict[str, str]]:

@@ -81,6 +81,15 @@ def float_arrays(count: float, bytes_per_value: int = 8) -> float:
     return count * bytes_per_value / MB
 
 
+def sized_as(model: dict) -> dict:
+    """The block a model is sized by: its own for a registered architecture; for a user's class
+    (``module.path:ClassName``, docs/experiments.md), `layers` (default 1) softmax self-attention layers over
+    all tokens, the costliest registered kind per layer."""
+    if model["architecture"] in TRAINING_SECONDS_PER_WORK:
+        return model
+    return {"architecture": "stacked_self_attention", "layers": model.get("layers", 1)}
+
+
 def activations_per_prompt(model: dict, length: int, n: int) -> int:
     """Values a model's forward pass holds per prompt (eqs. 11-12: one score per context token and the
     n-vector they weight; stacked self-attention: every layer's (L+1)² scores and (L+1) × n tokens;
@@ -117,6 +126,7 @@ def train_ensemble(case: dict, model_name: str, model: dict, length: int, datase
     step, plus every epoch passing each prompt once through each seed's model (the recordings pass
     the test prompts as well)."""
     n, seeds, epochs = case["n"], len(training["seeds"]), training["epochs"][case["name"]]
+    model = sized_as(model)
     tokens = dataset["n_prompts"] * (length + 1) * n
     activations = activations_per_prompt(model, length, n)
     batch = seeds * training["batch_size"] * activations
@@ -163,7 +173,8 @@ def evaluate_trained(case: dict, length: int, config: dict) -> JobEstimate:
     models' temporaries."""
     base = evaluate(case, length, config["evaluation"])
     seeds, prompts = len(config["training"]["seeds"]), config["evaluation"]["n_prompts"]
-    models = [model for model in config["models"].values() if case["corruption"]["kind"] in DENOISES[model["architecture"]]]
+    models = [sized_as(model) for model in config["models"].values()
+              if case["corruption"]["kind"] in DENOISES.get(model["architecture"], {case["corruption"]["kind"]})]
     forward = sum(TRAINING_SECONDS_PER_WORK[model["architecture"]] * seeds * prompts * work_per_prompt(model, length, case["n"])
                   for model in models)
     return JobEstimate(f"evaluate_trained (case {case['name']}, L = {length})", base.megabytes + ANALYSIS_MB, base.seconds + forward)

@@ -101,6 +101,7 @@ def provenance(params: dict, inputs: Iterable = (), config: dict | None = None) 
         "library_versions": {library: installed_version(library) for library in LIBRARIES},
         **git_state(),
         "config_sha256": config_digest(config) if config is not None else None,
+        "run": config.get("run", {}).get("name") if config is not None else None,  # the named run (pipeline.named_runs)
         "inputs": [input_record(path) for path in inputs],
     }
 

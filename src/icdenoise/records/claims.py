@@ -77,9 +77,9 @@ def markdown_cell(text) -> str:
 
 
 def built_from(sources: dict) -> str:
-    """One line naming the config files (with their hashes) and the merged config's digest."""
+    """One line naming the run, its config files (with their hashes) and the merged config's digest."""
     files = ", ".join(f"`{entry['file']}` (sha256 {entry['sha256'][:12]})" for entry in sources["files"])
-    return f"Config: {files}; merged config sha256 {sources['merged_sha256'][:12]}."
+    return f"Run `{sources['run']}`. Config: {files}; merged config sha256 {sources['merged_sha256'][:12]}."
 
 
 def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> str:

@@ -32,7 +32,8 @@ def _describe(document: dict) -> str:
     config = str(document.get("config_sha256") or "unknown")[:12]
     rule = document["params"].get("rule", "-")
     wildcards = ", ".join(f"{key}={value}" for key, value in document["params"].get("wildcards", {}).items())
-    return f"rule {rule}" + (f" ({wildcards})" if wildcards else "") + f"; commit {document['git_commit'][:12]}{dirty}; config {config}"
+    run = f"run {document['run']}; " if document.get("run") else ""
+    return f"rule {rule}" + (f" ({wildcards})" if wildcards else "") + f"; {run}commit {document['git_commit'][:12]}{dirty}; config {config}"
 
 
 def chain(path: Path, find: str | None = None, depth: int = 0, seen: set | None = None) -> list[str]:

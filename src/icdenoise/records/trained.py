@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 
 from icdenoise.maths.denoisers import TrainedEnsemble
-from icdenoise.maths.models import MODELS
+from icdenoise.maths.models import model_class
 from icdenoise.records.artifacts import read_metadata
 
 
@@ -14,5 +14,5 @@ def load_trained(path, stage: str = "final") -> TrainedEnsemble:
     model's architecture and options come from the file's provenance (the rule's ``params.model``)."""
     block = read_metadata(path)["params"]["params"]["model"]
     options = {key: value for key, value in block.items() if key != "architecture"}
-    seeds, model = MODELS[block["architecture"]].from_frame(pq.read_table(path).to_pandas(), stage, **options)
+    seeds, model = model_class(block["architecture"]).from_frame(pq.read_table(path).to_pandas(), stage, **options)
     return TrainedEnsemble(model, tuple(seeds))

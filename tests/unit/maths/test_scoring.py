@@ -90,5 +90,5 @@ def test_leaderboard_ranks_each_case_and_divides_by_its_oracle():
     assert (softmax["mse"], softmax["mse_min"], softmax["mse_max"], softmax["n_seeds"]) == pytest.approx((0.3, 0.2, 0.4, 2))
     assert softmax["ratio_to_bayes"] == pytest.approx(3.0) and softmax["kind"] == "trained"
     assert table[table["case"] == "b"]["ratio_to_bayes"].tolist() == pytest.approx([1.0, 2.5])
-    text = markdown(table, {"files": [{"file": "c.yaml", "sha256": "0" * 64}], "merged_sha256": "1" * 64})
+    text = markdown(table, {"run": "paper", "files": [{"file": "c.yaml", "sha256": "0" * 64}], "merged_sha256": "1" * 64})
     assert "## b (gmm task, all_tokens corruption, L = 7)" in text and "0.3 [0.2, 0.4]" in text

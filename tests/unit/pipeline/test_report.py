@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 from icdenoise.pipeline.registry import Study
 from icdenoise.pipeline.report import front_page
 
-SOURCES = {"files": [{"file": "config/config.yaml", "sha256": "a" * 64}, {"file": "mine.yaml", "sha256": "b" * 64}],
+SOURCES = {"run": "mine", "files": [{"file": "config/config.yaml", "sha256": "a" * 64}, {"file": "mine.yaml", "sha256": "b" * 64}],
            "merged_sha256": "0123456789abcdef" * 4}
 
 
@@ -24,7 +24,7 @@ def test_the_front_page_names_config_digest_commits_and_studies(tmp_path):
               tmp_path / "not_built.parquet"]
     studies = {"onelayer": Study(name="onelayer", title="The core paper", claims={})}
     text = front_page(studies, SOURCES, tables)
-    assert "``config/config.yaml`` + ``mine.yaml`` (merged config sha256 ``0123456789ab``)" in text
+    assert "the run ``mine``, built from ``config/config.yaml`` + ``mine.yaml`` (merged config sha256 ``0123456789ab``)" in text
     assert f"commit ``{'e' * 12} + uncommitted changes``, ``{'f' * 12}``." in text
     assert "- ``onelayer``: The core paper" in text
 

@@ -90,10 +90,10 @@ def test_a_rule_without_a_size_model_is_a_light_job(paper):
 
 
 def test_job_files_follow_one_scheme_and_read_back():
-    assert job_files("plot_fig3", []) == ("logs/plot_fig3.log", "benchmarks/plot_fig3.tsv")
+    assert job_files("plot_fig3", []) == ("<logs>/plot_fig3.log", "<benchmarks>/plot_fig3.tsv")
     log, benchmark = job_files("train_ensemble", ["case", "L", "model"])
-    assert log == "logs/train_ensemble/case={case},L={L},model={model}.log"
-    assert job_of(benchmark.removeprefix("benchmarks/").format(case="gmm_3d", L="20", model="softmax")) == \
+    assert log == "<logs>/train_ensemble/case={case},L={L},model={model}.log"
+    assert job_of(benchmark.removeprefix("<benchmarks>/").format(case="gmm_3d", L="20", model="softmax")) == \
         ("train_ensemble", {"case": "gmm_3d", "L": "20", "model": "softmax"})
     assert job_of("plot_fig3.tsv") == ("plot_fig3", {})
 

@@ -43,10 +43,10 @@ def test_ledger_passes_and_fails_a_claim_on_its_mean_and_reports_the_range():
     assert passing.loc[0, "passed"] and not failing.loc[0, "passed"]
     assert (failing.loc[0, "ours_min"], failing.loc[0, "ours_max"], failing.loc[0, "n_values"]) == (0.30, 0.31, 2)
     assert failing.loc[0, "ours_mean"] == pytest.approx(0.305)
-    sources = {"files": [{"file": "config/config.yaml", "sha256": "ab" * 32}], "merged_sha256": "cd" * 32}
+    sources = {"run": "paper", "files": [{"file": "config/config.yaml", "sha256": "ab" * 32}], "merged_sha256": "cd" * 32}
     text = markdown(pd.concat([passing, failing], ignore_index=True), "a study", "snakemake x", sources)
     assert "1 of 2 claims reproduce" in text and "**FAIL**" in text and "PASS" in text and "# Claims ledger: a study" in text
-    assert "Config: `config/config.yaml` (sha256 abababababab); merged config sha256 cdcdcdcdcdcd." in text
+    assert "Run `paper`. Config: `config/config.yaml` (sha256 abababababab); merged config sha256 cdcdcdcdcdcd." in text
 
 
 def test_the_case_comes_from_the_claims_config_not_from_code():

@@ -47,7 +47,7 @@ def test_a_ledger_page_has_a_row_per_claim_with_its_cells():
         "comparison": ["within_absolute", "at_most"], "tolerance": [0.1, 0.0], "tolerance_reason": ["why | this", "why not"],
         "passed": [True, False],
     })
-    text = markdown(table, "A study", "snakemake a", {"files": [{"file": "config/config.yaml", "sha256": "0" * 64}], "merged_sha256": "1" * 64})
+    text = markdown(table, "A study", "snakemake a", {"run": "paper", "files": [{"file": "config/config.yaml", "sha256": "0" * 64}], "merged_sha256": "1" * 64})
     page = parsed(markdown_page(text, "A study"))
     assert page.headings == ["Claims ledger: A study"]
     (rows,) = page.tables

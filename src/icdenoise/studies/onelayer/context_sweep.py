@@ -16,7 +16,7 @@ from icdenoise.maths.bayes import optimal_linear_scale
 from icdenoise.maths.cases import make_case
 from icdenoise.maths.estimators import closed_form_denoisers
 from icdenoise.maths.scoring import squared_error_per_seed
-from icdenoise.studies.onelayer.training_summary import diagonal_means
+from icdenoise.records.weights import diagonal_means
 
 
 def oracle_on_test_prompts(block: dict, datasets) -> pd.DataFrame:

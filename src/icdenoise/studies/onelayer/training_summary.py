@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from icdenoise.records.weights import diagonal_means
+
 
 def baseline_mse(bayes: pd.DataFrame, case: str, estimator: str) -> float:
     """The closed form where one exists, else the Monte-Carlo estimate; NaN if not evaluated."""
@@ -17,14 +19,6 @@ def baseline_mse(bayes: pd.DataFrame, case: str, estimator: str) -> float:
         return float("nan")
     expected, estimate = row["expected"].iloc[0], row["mse"].iloc[0]
     return float(expected if np.isfinite(expected) else estimate)
-
-
-def diagonal_means(weights: pd.DataFrame) -> pd.DataFrame:
-    """α = mean diag W_PV and β = mean diag W_KQ per (case, L, model, seed, stage)."""
-    diagonal = weights[weights["row"] == weights["col"]]
-    keys = [key for key in ("case", "L", "model", "seed", "stage") if key in weights]
-    means = diagonal.groupby(keys + ["matrix"])["value"].mean().unstack("matrix")
-    return means.rename(columns={"W_PV": "alpha", "W_KQ": "beta"}).reset_index()
 
 
 def summary_table(weights: pd.DataFrame, losses: pd.DataFrame, bayes: pd.DataFrame) -> pd.DataFrame:

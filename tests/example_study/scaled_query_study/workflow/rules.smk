@@ -7,7 +7,7 @@ job_rule(
     "evaluate_scaled_query_grid",
     "MSE/n of x̂ = c·x̃ for every configured scale c, on the case's fresh evaluation prompts.",
     "scripts/evaluate_scaled_query_grid.py",
-    "results/scaled_query/scales.parquet",
+    "<results>/scaled_query/scales.parquet",
     params=dict(
         case_name=SCALED_QUERY["case"],
         case=canonical(config["cases"][SCALED_QUERY["case"]]),
@@ -28,7 +28,7 @@ figure_rule(
 ledger_rule(
     "scaled_query",
     dict(scales=rules.evaluate_scaled_query_grid.output[0]),
-    dict(table="figures/scaled_query/claims.parquet", text="figures/scaled_query/claims.md"),
+    dict(table="<figures>/scaled_query/claims.parquet", text="<figures>/scaled_query/claims.md"),
     "report/claims.rst",
 )
 

@@ -17,9 +17,9 @@ job_rule(
     "The explainer's first figure: x̂* for a query among noisy tokens, at depth 0 and after `depth` layers.",
     "scripts/simulate_alltoken_before_after.py",
     dict(
-        estimates="results/alltoken/before_after/estimates.parquet",
-        tokens="results/alltoken/before_after/tokens.parquet",
-        energy="results/alltoken/before_after/energy.parquet",
+        estimates="<results>/alltoken/before_after/estimates.parquet",
+        tokens="<results>/alltoken/before_after/tokens.parquet",
+        energy="<results>/alltoken/before_after/energy.parquet",
     ),
     params=dict(block=canonical(ALLTOKEN["before_after"])),
 )
@@ -28,7 +28,7 @@ job_rule(
     "simulate_alltoken_particle_flow",
     "Stage-1 particle positions across depth for each β, with the clusters formed.",
     "scripts/simulate_alltoken_particle_flow.py",
-    "results/alltoken/particle_flow.parquet",
+    "<results>/alltoken/particle_flow.parquet",
     params=dict(block=canonical(ALLTOKEN["particle_flow"])),
 )
 
@@ -36,7 +36,7 @@ job_rule(
     "simulate_alltoken_variance",
     "The particles' variance against τ = ℓη/β, with the β → ∞ line and the finite-β ODE.",
     "scripts/simulate_alltoken_variance.py",
-    "results/alltoken/variance.parquet",
+    "<results>/alltoken/variance.parquet",
     params=dict(block=canonical(ALLTOKEN["variance"])),
 )
 
@@ -44,7 +44,7 @@ job_rule(
     "simulate_alltoken_gaussian",
     "Covariance eigenvalues of particles from a Gaussian prior against the Γ ODE of Theorem 5.1.",
     "scripts/simulate_alltoken_gaussian.py",
-    "results/alltoken/gaussian.parquet",
+    "<results>/alltoken/gaussian.parquet",
     params=dict(block=canonical(ALLTOKEN["gaussian"])),
 )
 
@@ -52,7 +52,7 @@ job_rule(
     "evaluate_alltoken_mse",
     "Fig. 4(a) at one N: per context, every estimator's MSE/σ² at every recorded depth.",
     "scripts/evaluate_alltoken_mse.py",
-    "results/alltoken/mse/N{tokens}.parquet",
+    "<results>/alltoken/mse/N{tokens}.parquet",
     params=dict(
         case=canonical(config["cases"][ALLTOKEN_CASE]),
         block=canonical(ALLTOKEN["mse"]),
@@ -66,7 +66,7 @@ job_rule(
     "summarise_alltoken_mse",
     "Fig. 4(a)'s table: mean and SEM over contexts per estimator and N, at the bars' depth and every depth.",
     "scripts/summarise_alltoken_mse.py",
-    dict(bars="figures/alltoken/mse_by_n.parquet", by_depth="results/alltoken/mse_by_depth.parquet"),
+    dict(bars="<figures>/alltoken/mse_by_n.parquet", by_depth="<results>/alltoken/mse_by_depth.parquet"),
     input=dict(per_n=expand(rules.evaluate_alltoken_mse.output[0], tokens=ALLTOKEN["mse"]["n_tokens"])),
     params=dict(depth=ALLTOKEN["mse"]["depth"]),
     local=True,
@@ -76,7 +76,7 @@ job_rule(
     "evaluate_alltoken_learned_depth",
     "The learned-depth network's per-layer β_ℓ, η_ℓ and its test MSE against two-stage and Bayes as N grows.",
     "scripts/evaluate_alltoken_learned_depth.py",
-    dict(parameters="results/alltoken/learned_parameters.parquet", table="figures/alltoken/learned_depth.parquet"),
+    dict(parameters="<results>/alltoken/learned_parameters.parquet", table="<figures>/alltoken/learned_depth.parquet"),
     input=dict(weights=training_path(ALLTOKEN_CASE, ALLTOKEN["learned"]["model"], "weights")),
     params=dict(
         case=canonical(config["cases"][ALLTOKEN_CASE]),
@@ -133,6 +133,6 @@ ledger_rule(
         mse_by_n=rules.summarise_alltoken_mse.output.bars,
         mse_by_depth=rules.summarise_alltoken_mse.output.by_depth,
     ),
-    dict(table="figures/alltoken/claims.parquet", text="figures/alltoken/claims.md"),
+    dict(table="<figures>/alltoken/claims.parquet", text="<figures>/alltoken/claims.md"),
     "report/claims.rst",
 )

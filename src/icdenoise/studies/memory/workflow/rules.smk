@@ -21,7 +21,7 @@ job_rule(
     "bisect_memory_capacity",
     "Slides 8, 9 and 23: the bisected capacity of the Hebbian and one-step memories for one map, per d and seed.",
     "scripts/bisect_memory_capacity.py",
-    "results/memory/capacity/{memory_map}.parquet",
+    "<results>/memory/capacity/{memory_map}.parquet",
     params=dict(block=canonical(MEMORY["capacity"])),
 )
 
@@ -29,7 +29,7 @@ job_rule(
     "measure_memory_curves",
     "Slide 9: the Hebbian memory's recall accuracy on a grid of N, for one map, per d and seed.",
     "scripts/measure_memory_curves.py",
-    "results/memory/curves/{memory_map}.parquet",
+    "<results>/memory/curves/{memory_map}.parquet",
     params=dict(block=canonical(MEMORY["capacity"])),
 )
 
@@ -37,7 +37,7 @@ job_rule(
     "simulate_memory_variance",
     "Slide 9: the simulated mean and variance of the cross-talk γ against the slides' and the exact variance.",
     "scripts/simulate_memory_variance.py",
-    "figures/memory/variance.parquet",
+    "<figures>/memory/variance.parquet",
     params=dict(block=canonical(MEMORY["variance"]), few_outputs=MEMORY["capacity"]["few_outputs"]),
 )
 
@@ -45,7 +45,7 @@ job_rule(
     "bisect_memory_low_rank",
     "Slide 9: the bisected capacity of the low-rank memory W₁ᵀW₂ per d, m and seed.",
     "scripts/bisect_memory_low_rank.py",
-    "results/memory/low_rank.parquet",
+    "<results>/memory/low_rank.parquet",
     params=dict(block=canonical(MEMORY["low_rank"]), capacity=canonical(MEMORY["capacity"])),
 )
 
@@ -53,7 +53,7 @@ job_rule(
     "train_memory_mlp",
     "Slide 9: the capacity of a trained one-hidden-layer MLP per width m and seed, at one d.",
     "scripts/train_memory_mlp.py",
-    "results/memory/mlp/d{mlp_d}.parquet",
+    "<results>/memory/mlp/d{mlp_d}.parquet",
     params=dict(block=canonical(MEMORY["mlp"])),
 )
 
@@ -62,10 +62,10 @@ job_rule(
     "Slide 9: every capacity in one table, the accuracy curves in one table, and the fitted exponents with 95% CIs.",
     "scripts/fit_memory_capacity.py",
     dict(
-        fits="figures/memory/capacity_fit.parquet",
-        capacity="results/memory/capacity.parquet",
-        curves="results/memory/curves.parquet",
-        width="results/memory/width.parquet",
+        fits="<figures>/memory/capacity_fit.parquet",
+        capacity="<results>/memory/capacity.parquet",
+        curves="<results>/memory/curves.parquet",
+        width="<results>/memory/width.parquet",
     ),
     input=dict(
         capacity=expand(rules.bisect_memory_capacity.output[0], memory_map=MEMORY["capacity"]["maps"]),
@@ -80,7 +80,7 @@ job_rule(
     "evaluate_memory_zipf",
     "Slides 29-32: the exact test error of the finite memories under Zipf(α) tokens, per estimator, d, n and seed.",
     "scripts/evaluate_memory_zipf.py",
-    "results/memory/zipf/alpha{alpha}.parquet",
+    "<results>/memory/zipf/alpha{alpha}.parquet",
     params=dict(block=canonical(MEMORY["zipf"])),
 )
 
@@ -88,7 +88,7 @@ job_rule(
     "fit_memory_zipf",
     "Slide 32: the Zipf errors in one table and their fitted exponents with 95% CIs against the slides' rates.",
     "scripts/fit_memory_zipf.py",
-    dict(fits="figures/memory/zipf_fit.parquet", errors="results/memory/zipf.parquet"),
+    dict(fits="<figures>/memory/zipf_fit.parquet", errors="<results>/memory/zipf.parquet"),
     input=dict(tables=expand(rules.evaluate_memory_zipf.output[0], alpha=MEMORY_ALPHAS)),
     params=dict(block=canonical(MEMORY["zipf"])),
     local=True,
@@ -98,7 +98,7 @@ job_rule(
     "train_memory_induction",
     "Slides 15-21: one attention-only model on the bigram task with triggers, trained from one seed with one optimiser.",
     "scripts/train_memory_induction.py",
-    "results/memory/induction/layers{induction_layers}_{optimizer}_seed{induction_seed}.parquet",
+    "<results>/memory/induction/layers{induction_layers}_{optimizer}_seed{induction_seed}.parquet",
     params=dict(block=canonical(MEMORY["induction"])),
 )
 
@@ -106,7 +106,7 @@ job_rule(
     "summarise_memory_induction",
     "Slides 19-21: every induction-head run's curves in one table, and the step at which each probe is learned.",
     "scripts/summarise_memory_induction.py",
-    dict(curves="figures/memory/induction.parquet", order="figures/memory/induction_order.parquet"),
+    dict(curves="<figures>/memory/induction.parquet", order="<figures>/memory/induction_order.parquet"),
     input=dict(
         runs=expand(
             rules.train_memory_induction.output[0],
@@ -164,6 +164,6 @@ ledger_rule(
         induction=rules.summarise_memory_induction.output.curves,
         induction_order=rules.summarise_memory_induction.output.order,
     ),
-    dict(table="figures/memory/claims.parquet", text="figures/memory/claims.md"),
+    dict(table="<figures>/memory/claims.parquet", text="<figures>/memory/claims.md"),
     "report/claims.rst",
 )

@@ -18,7 +18,7 @@ job_rule(
     "simulate_mssa_snr",
     "Fig. 4: SNR (eq. 6) per layer of unrolled MSSA with each draw's own bases, for every δ and φ.",
     "scripts/simulate_mssa_snr.py",
-    "figures/mssa/snr.parquet",
+    "<figures>/mssa/snr.parquet",
     params=dict(block=canonical(MSSA["snr"])),
 )
 
@@ -26,11 +26,11 @@ job_rule(
     "sweep_mssa_snr",
     "Where Theorem 3.1 holds: η, p and δ one at a time, the per-layer SNR ratio and the first departing layer.",
     "scripts/sweep_mssa_snr.py",
-    dict(layers="results/mssa/sweep.parquet", departures="results/mssa/departures.parquet"),
+    dict(layers="<results>/mssa/sweep.parquet", departures="<results>/mssa/departures.parquet"),
     params=dict(base=canonical(MSSA["snr"]), sweep=canonical(MSSA["sweep"])),
 )
 
-RUN = "results/mssa/regression/{regression_task}/{architecture}/seed{training_seed}"
+RUN = "<results>/mssa/regression/{regression_task}/{architecture}/seed{training_seed}"
 job_rule(
     "train_mssa_regression",
     "Fig. 6: one in-context model trained on one regression task from one seed, scored on the fresh test prompts.",
@@ -46,7 +46,7 @@ job_rule(
     "fit_mssa_regression_baselines",
     "Fig. 6's baselines on the same test prompts: least squares, ridge and Lasso at every number of examples.",
     "scripts/fit_mssa_regression_baselines.py",
-    "results/mssa/regression/{regression_task}/baselines.parquet",
+    "<results>/mssa/regression/{regression_task}/baselines.parquet",
     params=dict(block=canonical(REGRESSION)),
 )
 
@@ -57,7 +57,7 @@ job_rule(
     "summarise_mssa_regression",
     "Fig. 6's tables: every model's and baseline's test error by number of examples, and the training curves.",
     "scripts/summarise_mssa_regression.py",
-    dict(errors="figures/mssa/regression.parquet", curves="results/mssa/training.parquet"),
+    dict(errors="<figures>/mssa/regression.parquet", curves="<results>/mssa/training.parquet"),
     input=dict(
         errors=expand(rules.train_mssa_regression.output.errors, **RUNS_OF_EVERY_MODEL),
         baselines=expand(rules.fit_mssa_regression_baselines.output[0], regression_task=REGRESSION["tasks"]),
@@ -98,7 +98,7 @@ ledger_rule(
         departures=rules.sweep_mssa_snr.output.departures,
         regression=rules.summarise_mssa_regression.output.errors,
     ),
-    dict(table="figures/mssa/claims.parquet", text="figures/mssa/claims.md"),
+    dict(table="<figures>/mssa/claims.parquet", text="<figures>/mssa/claims.md"),
     "report/claims.rst",
     appendix=dict(scale=REGRESSION["scale"]),
 )

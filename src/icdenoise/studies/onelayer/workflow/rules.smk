@@ -20,9 +20,9 @@ FIG1, FIG3, FIG4A, FIG4B, FIG8 = (ONELAYER[figure] for figure in ("fig1", "fig3"
 
 job_rule(
     "summarise_training_runs",
-    "figures/fig3.parquet: α, β, final losses and baselines per (case, model, seed) of the Fig. 3 runs.",
+    "<figures>/fig3.parquet: α, β, final losses and baselines per (case, model, seed) of the Fig. 3 runs.",
     "scripts/summarise_training_runs.py",
-    "figures/fig3.parquet",
+    "<figures>/fig3.parquet",
     input=dict(
         losses=training_paths("losses", FIG3["cases"], FIG3["models"]),
         weights=training_paths("weights", FIG3["cases"], FIG3["models"]),
@@ -36,7 +36,7 @@ job_rule(
     "evaluate_example_prompts",
     "Figures 1(b) and 2 table: one test prompt per n = 3 case with the Bayes and trained estimates.",
     "scripts/evaluate_example_prompts.py",
-    "figures/fig1.parquet",
+    "<figures>/fig1.parquet",
     input=dict(
         datasets=[dataset_path(case) for case in FIG1["cases"]],
         weights=[training_path(case, model, "weights") for case, model in FIG1["cases"].items()],
@@ -55,9 +55,9 @@ job_rule(
     "Figure 4(a) tables: γ and best test MSE per (L, seed), the baselines per L, the power-law fit.",
     "scripts/summarise_context_sweep.py",
     dict(
-        sweep="figures/fig4a.parquet",
-        baselines="figures/fig4a_baselines.parquet",
-        fit="figures/fig4a_power_law.parquet",
+        sweep="<figures>/fig4a.parquet",
+        baselines="<figures>/fig4a_baselines.parquet",
+        fit="<figures>/fig4a_power_law.parquet",
     ),
     input=dict(
         datasets=[dataset_path(FIG4A["case"], L) for L in FIG4A["context_lengths"]],
@@ -73,7 +73,7 @@ job_rule(
     "evaluate_subspace_shift",
     "Figure 4(b) table: the model trained at d, L scored on fresh prompts with other d' and L.",
     "scripts/evaluate_subspace_shift.py",
-    "figures/fig4b.parquet",
+    "<figures>/fig4b.parquet",
     input=dict(weights=training_path(FIG4B["case"], FIG4B["model"], "weights")),
     params=dict(
         fig4b=canonical(FIG4B),
@@ -86,7 +86,7 @@ job_rule(
     "evaluate_descent_steps",
     "Figure 5 companion: MSE/n after k steps of eq. 17 over many fresh prompts (Sec. 4).",
     "scripts/evaluate_descent_steps.py",
-    "figures/fig5_steps.parquet",
+    "<figures>/fig5_steps.parquet",
     params=dict(fig5=canonical(ONELAYER["fig5"]), case=onelayer_case_block("fig5")),
 )
 
@@ -94,7 +94,7 @@ job_rule(
     "compare_learned_structure",
     "Figure 8 tables: A, the optimal structures of eq. A.12, learned weights and their cosine similarities.",
     "scripts/compare_learned_structure.py",
-    dict(matrices="figures/fig8.parquet", similarity="figures/fig8_similarity.parquet"),
+    dict(matrices="<figures>/fig8.parquet", similarity="<figures>/fig8_similarity.parquet"),
     input=dict(weights=[training_path(FIG8["case"], model, "weights") for model in FIG8["models"]]),
     params=dict(
         fig8=canonical(FIG8), case=onelayer_case_block("fig8"), architectures=onelayer_architectures(FIG8["models"])
@@ -105,7 +105,7 @@ job_rule(
     "scan_energy_landscape",
     "Figure 5 tables: the eq. 16 energy on a grid for one circle context, and the eq. 17 descent paths.",
     "scripts/scan_energy_landscape.py",
-    dict(grid="figures/fig5_landscape.parquet", points="figures/fig5_points.parquet"),
+    dict(grid="<figures>/fig5_landscape.parquet", points="<figures>/fig5_points.parquet"),
     params=dict(fig5=canonical(ONELAYER["fig5"]), case=onelayer_case_block("fig5")),
 )
 
@@ -113,7 +113,7 @@ job_rule(
     "scan_loss_landscape",
     "Figure 6 table of one case: MSE/n on a grid of (β, α), with the heuristic, trained and minimum points.",
     "scripts/scan_loss_landscape.py",
-    "results/landscape/{case}.parquet",
+    "<results>/landscape/{case}.parquet",
     input=dict(dataset=lambda wildcards: dataset_path(wildcards.case), summary=rules.summarise_training_runs.output[0]),
     params=dict(fig6=canonical(ONELAYER["fig6"]), case=get_case_params),
 )
@@ -222,6 +222,6 @@ ledger_rule(
         fig6=expand(rules.scan_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"]),
         fig8=rules.compare_learned_structure.output.similarity,
     ),
-    dict(table="figures/claims.parquet", text="figures/claims.md"),
+    dict(table="<figures>/claims.parquet", text="<figures>/claims.md"),
     "report/claims.rst",
 )

@@ -1,0 +1,65 @@
+"""Named runs: every output of a run under its own root, so that two settings sit side by side.
+
+A run is named by the config's ``run.name``. The run that ``config/config.yaml`` names (the papers'
+settings, ``paper``) writes at the top of the working directory: ``results/``, ``figures/``, ``logs/``
+and ``benchmarks/``, so that the mission's targets keep their paths (``figures/fig3.pdf``). Any other
+run writes the same four folders under ``runs/<name>/``. Rules write their paths with Snakemake's path
+variables (``<results>/…``, ``<figures>/…``, ``<logs>/…``, ``<benchmarks>/…``), which `path_variables`
+fills for the run; every job's metadata lives in the one ``.snakemake`` of the working directory, keyed
+by these distinct paths, so building one run never invalidates another. Nothing is shared between runs:
+two runs with an equal dataset each draw it (a dataset takes about a second), and a run's folder holds
+everything its figures were built from. docs/experiments.md has the details.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+RUNS_FOLDER = "runs"
+FOLDERS = ("results", "figures", "logs", "benchmarks")  # the path variables of every run
+
+
+def run_root(name: str, base_name: str) -> str:
+    """The folder a run's outputs go under, "" for the run config/config.yaml names (`base_name`), else
+    ``runs/<name>/``."""
+    return "" if name == base_name else f"{RUNS_FOLDER}/{name}/"
+
+
+def configured_root(base_file: str | Path, configfiles=()) -> str:
+    """The root of the run that `snakemake --configfile <configfiles>` builds with the workflow's config/config.yaml
+    `base_file`: the last file naming a run wins, as Snakemake merges them (for scripts that read a run's outputs)."""
+    base = (yaml.safe_load(Path(base_file).read_text()) or {}).get("run", {}).get("name")
+    name = base
+    for path in configfiles:
+        name = (yaml.safe_load(Path(path).read_text()) or {}).get("run", {}).get("name", name)
+    return run_root(name, base)
+
+
+def path_variables(root: str) -> dict[str, str]:
+    """Snakemake path variable → its folder for a run rooted at `root`."""
+    return {folder: f"{root}{folder}" for folder in FOLDERS}
+
+
+def saved_config_path(root: str) -> Path:
+    """Where a run's merged config is saved: <results>/config.yaml."""
+    return Path(path_variables(root)["results"]) / "config.yaml"
+
+
+def save_config(config: dict, path: str | Path) -> Path:
+    """Write the merged config to `path` (YAML, keys in the config's order), atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+    partial.replace(path)
+    return path
+
+
+def unnamed_changes(config: dict, base: dict) -> list[str]:
+    """The top-level keys whose values differ from config/config.yaml's while the run keeps its name: such a
+    run writes over the papers' results under the papers' run name."""
+    if config.get("run") != base.get("run"):
+        return []
+    return [key for key in dict.fromkeys([*base, *config]) if config.get(key) != base.get(key)]

@@ -1,0 +1,144 @@
+"""Sweeps declared in config: each point of a sweep is a case of its own, built by the shared stages.
+
+A sweep (the config's ``sweeps.<name>``) names base cases, the models to train, their seeds, and a grid:
+dotted keys with their values, e.g. ``case.corruption.sigma_z_sq: [0.05, 0.1, 0.2]``. A key starts with
+its block: ``case.`` (a key of the base case's block, its corruption's or its transform's), ``model.``
+(a key of each swept model's block), ``training.`` or ``dataset.``. The points are the grid's Cartesian
+product, for every base case. Point i of sweep s on base case c is the derived case ``c.s<i>``: its
+block is c's with the point's case keys set, and it carries its own dataset, training and model
+settings, so that the shared stages (sample_prompts, train_ensemble, evaluate_bayes, evaluate_trained)
+train and score it as they do a configured case, with no code of their own. docs/experiments.md has the details.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass, field
+
+BLOCKS = ("case", "model", "training", "dataset")  # what a sweep key can start with
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a sweep on one base case: the derived case's settings."""
+
+    sweep: str
+    base: str  # the configured case it derives from
+    index: int
+    values: dict  # sweep key → this point's value, in the grid's key order
+    case: dict  # the derived case's block
+    dataset: dict
+    training: dict  # with `epochs` the number of epochs of this point
+    models: dict = field(default_factory=dict)  # model → its block, with the point's model keys set
+
+    @property
+    def name(self) -> str:
+        return point_name(self.base, self.sweep, self.index)
+
+
+def point_name(base: str, sweep: str, index: int) -> str:
+    """A derived case's name: ``<base>.<sweep><index>`` (a configured case's name has no dot)."""
+    return f"{base}.{sweep}{index}"
+
+
+def grid_points(grid: dict) -> list[dict]:
+    """The Cartesian product of a grid (key → values), the first key varying slowest."""
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[key] for key in keys))]
+
+
+def _set(block: dict, path: list[str], value) -> None:
+    node = block
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+
+
+def _has(block, path: list[str]) -> bool:
+    node = block
+    for part in path:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def sweep_points(config: dict) -> dict[str, Point]:
+    """Derived case name → its point, for every sweep of the config, in the config's order. Assumes a
+    config without `sweep_problems`."""
+    points = {}
+    for sweep, spec in config.get("sweeps", {}).items():
+        for base in spec["cases"]:
+            for index, values in enumerate(grid_points(spec["grid"])):
+                case = copy.deepcopy(config["cases"][base])
+                dataset = copy.deepcopy(config["dataset"])
+                training = {key: value for key, value in config["training"].items() if key != "epochs"}
+                training |= {"epochs": config["training"]["epochs"][base], "seeds": list(spec["seeds"])}
+                models = {model: copy.deepcopy(config["models"][model]) for model in spec["models"]}
+                for key, value in values.items():
+                    block, *path = key.split(".")
+                    if block == "model":
+                        for model_block in models.values():
+                            _set(model_block, path, value)
+                    else:
+                        _set({"case": case, "dataset": dataset, "training": training}[block], path, value)
+                point = Point(sweep, base, index, dict(values), case, dataset, training, models)
+                points[point.name] = point
+    return points
+
+
+def key_problems(config: dict) -> list[str]:
+    """Every sweep key names an existing setting: of each base case, of each swept model, of the training or
+    dataset block (training.epochs: the base case's number, set per point)."""
+    problems = []
+    for sweep, spec in config.get("sweeps", {}).items():
+        for key in spec["grid"]:
+            block, *path = key.split(".")
+            where = f"sweeps.{sweep}.grid.{key}"
+            if block not in BLOCKS or not path:
+                problems.append(f"{where}: unknown key (allowed: {', '.join(f'{b}.<key>' for b in BLOCKS)})")
+            elif block == "case":
+                problems += [f"{where}: case {base!r} has no key {'.'.join(path)} (its keys: {', '.join(config['cases'][base])})"
+                             for base in spec["cases"] if base in config["cases"] and not _has(config["cases"][base], path)]
+            elif block == "model":
+                problems += [f"{where}: model {model!r} has no key {'.'.join(path)} (its keys: {', '.join(config['models'][model])})"
+                             for model in spec["models"] if model in config["models"] and not _has(config["models"][model], path)]
+            elif path == ["seeds"]:
+                problems.append(f"{where}: the training seeds of a sweep are its `seeds` (allowed: any other training key)")
+            elif not _has(config[block], path):
+                problems.append(f"{where}: the {block} block has no key {'.'.join(path)} (its keys: {', '.join(config[block])})")
+        for model in spec["models"]:
+            if model not in config["models"]:
+                problems.append(f"sweeps.{sweep}.models: {model!r} is not configured under models (configured: {', '.join(config['models'])})")
+        for base in spec["cases"]:
+            if base not in config["cases"]:
+                problems.append(f"sweeps.{sweep}.cases: {base!r} is not configured under cases (configured: {', '.join(config['cases'])})")
+            elif base not in config["training"]["epochs"] and "training.epochs" not in spec["grid"]:
+                problems.append(f"training.epochs.{base}: missing (case {base!r} is trained by sweep {sweep!r})")
+        if spec.get("spread") is not None and spec["spread"] not in spec["grid"]:
+            problems.append(f"sweeps.{sweep}.spread: {spec['spread']!r} is not a key of its grid (allowed: {', '.join(spec['grid'])})")
+        if spec.get("spread") is not None and list(spec["grid"]) == [spec["spread"]]:
+            problems.append(f"sweeps.{sweep}.spread: {spec['spread']!r} is its only key, so nothing is left to draw against "
+                            "(allowed: another key of a grid with two or more)")
+    return problems
+
+
+def point_config(config: dict, point: Point) -> dict:
+    """A config holding only the point's blocks, its case under its base case's name: what the schema and the
+    cross-key checks read, as they read a configured case."""
+    return {
+        "cases": {point.base: point.case},
+        "models": point.models,
+        "dataset": point.dataset,
+        "training": {**point.training, "epochs": {point.base: point.training["epochs"]}},
+        "evaluation": config["evaluation"],
+    }
+
+
+def with_sweep_cases(config: dict, points: dict[str, Point]) -> dict:
+    """The config with every derived case under ``cases`` and its epochs under ``training.epochs``: what the
+    job-size models read (their estimate uses the configured models' and dataset's sizes)."""
+    cases = {**config["cases"], **{name: point.case for name, point in points.items()}}
+    epochs = {**config["training"]["epochs"], **{name: point.training["epochs"] for name, point in points.items()}}
+    return {**config, "cases": cases, "training": {**config["training"], "epochs": epochs}}

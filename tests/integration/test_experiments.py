@@ -1,0 +1,143 @@
+"""Experiments beside the papers, by real Snakemake runs: named runs side by side in one checkout, the sweeps
+declared in the smoke config, and the comparison of two runs (conftest.experiments_run)."""
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import SECOND_RUN
+from runner import SMOKE, copy_workflow, merged_config, planned_jobs, planned_outputs, smoke_target, snakemake
+
+from icdenoise.records.artifacts import read_metadata
+
+pytestmark = pytest.mark.integration
+
+SECOND = SMOKE.parent / SECOND_RUN["run"]["name"]
+
+
+def test_two_named_runs_are_built_one_after_the_other_and_neither_invalidates_the_other(experiments_run):
+    workdir = experiments_run["workdir"]
+    for plan in (experiments_run["smoke_after_second"], experiments_run["second_after_smoke"]):
+        assert plan.returncode == 0, plan.stderr[-3000:]
+        assert planned_outputs(plan) == set()
+    first, second = (pd.read_parquet(workdir / root / "figures" / "fig3.parquet") for root in (SMOKE, SECOND))
+    assert len(first) == len(second) and not first["final_test_mse"].equals(second["final_test_mse"])  # other datasets
+    assert read_metadata(workdir / SECOND / "figures" / "fig3.parquet")["run"] == "smoke_seed7"
+    assert "Run `smoke_seed7`." in (workdir / SECOND / "figures" / "claims.md").read_text()
+
+
+def test_each_run_saves_its_merged_config_in_its_own_folder(experiments_run, repo):
+    workdir = experiments_run["workdir"]
+    saved = yaml.safe_load((workdir / SECOND / "results" / "config.yaml").read_text())
+    expected = merged_config(repo)
+    expected["run"], expected["dataset"]["seed"] = SECOND_RUN["run"], SECOND_RUN["dataset"]["seed"]
+    assert saved == expected
+    assert yaml.safe_load((workdir / SMOKE / "results" / "config.yaml").read_text())["comparison"]["runs"] == ["smoke_seed7"]
+
+
+def test_the_base_config_run_writes_at_the_top_and_is_untouched_by_another_run(repo, tmp_path):
+    """config/config.yaml's run (the paper's; here a tiny stand-in named paper) builds figures/fig3.pdf at the
+    top, the smoke run then builds its own under runs/smoke/, and the base run's plan is empty again."""
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    base = merged_config(repo)
+    base["run"] = {"name": "paper"}
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(base, sort_keys=False))
+    (workdir / "nothing.yaml").write_text("{}\n")
+    paper = snakemake(workdir, "figures/fig3.pdf", "leaderboard", configfile="nothing.yaml")
+    assert paper.returncode == 0, paper.stderr[-3000:]
+    smoke = snakemake(workdir, smoke_target("figures/fig3.pdf"), "leaderboard", configfile="config/smoke.yaml")
+    assert smoke.returncode == 0, smoke.stderr[-3000:]
+    assert (workdir / "figures" / "fig3.pdf").is_file() and (workdir / SMOKE / "figures" / "fig3.pdf").is_file()
+    assert sorted(path.name for path in (workdir / "runs").iterdir()) == ["smoke"]
+    again = snakemake(workdir, "-n", "figures/fig3.pdf", "leaderboard", configfile="nothing.yaml")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert planned_outputs(again) == set(), again.stdout[-3000:]
+
+
+def test_every_sweep_point_is_trained_and_scored_by_the_shared_stages(experiments_run, repo):
+    workdir = experiments_run["workdir"]
+    sweeps = merged_config(repo)["sweeps"]
+    for name, spec in sweeps.items():
+        table = pd.read_parquet(workdir / SMOKE / "results" / "sweeps" / f"{name}.parquet")
+        points = 1
+        for values in spec["grid"].values():
+            points *= len(values)
+        assert table["case"].nunique() == points * len(spec["cases"]), name
+        assert len(table) == points * len(spec["cases"]) * len(spec["models"]) * len(spec["seeds"]), name
+        assert table[["mse", "bayes_mse", "ratio_to_bayes"]].notna().all().all() and (table["ratio_to_bayes"] > 0).all()
+        for case in table["case"].unique():
+            logs = workdir / SMOKE / "logs"
+            assert list((logs / "sample_prompts").glob(f"case={case},*")) and list((logs / "train_ensemble").glob(f"case={case},*")), case
+        assert (workdir / SMOKE / "figures" / "sweeps" / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+    noise = pd.read_parquet(workdir / SMOKE / "results" / "sweeps" / "noise.parquet")
+    assert (noise["beta_theory"] == 1 / noise["case.corruption.sigma_z_sq"]).all()
+    assert (noise["alpha"] >= 0).all()
+
+
+def test_a_sweep_point_at_its_base_cases_settings_gives_that_cases_numbers(experiments_run, repo):
+    """The noise sweep's σ_z² = 0.1 point of the sphere case is the smoke sphere case itself: the same
+    dataset, training and scores, value for value, so the sweep adds no code of its own to them."""
+    workdir = experiments_run["workdir"]
+    assert merged_config(repo)["cases"]["sphere"]["corruption"]["sigma_z_sq"] == 0.1
+    noise = pd.read_parquet(workdir / SMOKE / "results" / "sweeps" / "noise.parquet")
+    point = noise[(noise["base"] == "sphere") & (noise["case.corruption.sigma_z_sq"] == 0.1)].set_index("seed")
+    scores = pd.read_parquet(workdir / SMOKE / "results" / "trained_scores" / "sphere" / "L20.parquet")
+    softmax = scores[scores["estimator"] == "softmax"].set_index("seed")
+    assert list(point.index) == list(softmax.index) and (point["mse"] == softmax["mse"]).all()
+
+
+def test_the_comparison_stacks_both_runs_leaderboards_and_verdicts(experiments_run):
+    workdir = experiments_run["workdir"]
+    table = pd.read_parquet(workdir / SMOKE / "figures" / "comparison.parquet")
+    assert set(table["run"]) == {"smoke", "smoke_seed7"}
+    for run in ("smoke", "smoke_seed7"):
+        board = pd.read_parquet(workdir / (SMOKE if run == "smoke" else SECOND) / "figures" / "leaderboard.parquet")
+        rows = table[(table["run"] == run) & (table["kind"] == "leaderboard")]
+        assert len(rows) == len(board) and set(rows["verdict"].dropna()) == set()
+        assert set(table.loc[(table["run"] == run) & (table["kind"] == "claim"), "verdict"]) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    text = (workdir / SMOKE / "figures" / "comparison.md").read_text()
+    assert "| `smoke` | onelayer |" in text and "| `smoke_seed7` | onelayer |" in text
+    assert (workdir / SMOKE / "figures" / "comparison.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_a_comparison_with_a_run_never_built_says_how_to_build_it(experiments_run):
+    workdir = experiments_run["workdir"]
+    (workdir / "unbuilt.yaml").write_text("comparison: {runs: [never_built]}\n")
+    result = snakemake(workdir, "-n", "comparison", configfile=["config/smoke.yaml", "unbuilt.yaml"])
+    assert result.returncode != 0
+    output = result.stdout + result.stderr  # Snakemake prints an input function's error to stdout
+    assert "comparison.runs: run 'never_built' has no runs/never_built/figures/leaderboard.parquet; build it first" in output
+
+
+BAD_SWEEPS = {
+    "unknown key": ({"grid": {"case.sigma": [0.1]}}, "sweeps.bad.grid.case.sigma: case 'sphere' has no key sigma"),
+    "empty values": ({"grid": {"training.lr": []}}, "sweeps.bad.grid.training.lr: [] should be non-empty"),
+    "invalid point": ({"grid": {"case.n": [0, 4]}}, "sweeps.bad at case.n = 0 (case sphere.bad0): cases.sphere.n: 0 is less than the minimum of 1"),
+    "unknown block": ({"grid": {"optimizer.lr": [0.1]}}, "sweeps.bad.grid.optimizer.lr: unknown key (allowed: case.<key>"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_SWEEPS)
+def test_a_bad_sweep_or_run_name_stops_before_any_job(repo, tmp_path, name):
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    change, message = BAD_SWEEPS[name]
+    sweep = {"cases": ["sphere"], "models": ["softmax"], "seeds": [0], **change}
+    (workdir / "bad.yaml").write_text(yaml.safe_dump({"sweeps": {"bad": sweep}}))
+    result = snakemake(workdir, "sweep_bad", configfile=["config/smoke.yaml", "bad.yaml"])
+    assert result.returncode != 0 and "invalid configuration" in result.stderr
+    assert message in result.stderr, result.stderr[-2000:]
+    assert not (workdir / "runs").exists()
+
+
+def test_a_run_name_that_is_no_safe_folder_name_stops_before_any_job(repo, tmp_path):
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    (workdir / "bad.yaml").write_text("run: {name: ../elsewhere}\n")
+    result = snakemake(workdir, "-n", "all", configfile=["config/smoke.yaml", "bad.yaml"])
+    assert result.returncode != 0 and "run.name: '../elsewhere' does not match" in result.stdout + result.stderr
+
+
+def test_the_sweep_targets_plan_the_shared_stages_and_all_plans_no_sweep(experiments_run):
+    sweep = planned_jobs(snakemake(experiments_run["workdir"], "-n", "--forceall", "sweep_noise"))
+    assert {"summarise_sweep", "plot_sweep", "train_ensemble", "evaluate_bayes", "evaluate_trained", "sample_prompts"} == \
+        {rule for rule, _ in sweep} - {"sweep_noise"}
+    everything = planned_jobs(snakemake(experiments_run["workdir"], "-n", "--forceall", "all"))
+    assert not {rule for rule, _ in everything} & {"summarise_sweep", "plot_sweep", "compare_runs"}

@@ -1,0 +1,77 @@
+"""A model of one's own, from outside the package: tests/example_model's ScaledQuery, named in a config as
+``scaled_query_model:ScaledQuery`` with its folder on PYTHONPATH, is trained, scored, put on the leaderboard
+and swept exactly like ours, by real Snakemake runs; a bad class is refused before any job."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from runner import SNAKEMAKE, copy_workflow, planned_jobs
+
+pytestmark = pytest.mark.integration
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example_model"
+RUN = Path("runs") / "own_model"  # the run its config names
+TARGETS = ["leaderboard", "sweep_learning_rate"]
+
+
+def run(workdir: Path, *args: str, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """snakemake with the smoke config and the example's, its copy in workdir/own on PYTHONPATH."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(workdir / "own"), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([SNAKEMAKE, *args, "--cores", "2", "--configfile", "config/smoke.yaml", "own/config.yaml", *extra],
+                          cwd=workdir, capture_output=True, text=True, timeout=900, env=environment)
+
+
+@pytest.fixture(scope="module")
+def own_model(repo, tmp_path_factory):
+    workdir = copy_workflow(repo, tmp_path_factory.mktemp("own_model") / "workflow")
+    shutil.copytree(EXAMPLE, workdir / "own")
+    built = run(workdir, *TARGETS)
+    assert built.returncode == 0, built.stderr[-4000:]
+    return workdir
+
+
+def test_a_users_model_is_trained_scored_and_put_on_the_leaderboard_like_ours(own_model):
+    board = pd.read_parquet(own_model / RUN / "figures" / "leaderboard.parquet").set_index(["case", "estimator"])
+    row = board.loc[("linear", "scaled_query")]
+    assert row["kind"] == "trained" and row["n_seeds"] == 2
+    assert board.loc[("linear", "oracle"), "mse"] < row["mse"] < board.loc[("linear", "zero"), "mse"]
+    weights = pd.read_parquet(own_model / RUN / "results" / "train" / "linear" / "L20" / "scaled_query" / "weights.parquet")
+    assert set(weights["matrix"]) == {"scale"} and set(weights["seed"]) == {0, 1}
+
+
+def test_a_users_model_is_swept_beside_ours(own_model):
+    table = pd.read_parquet(own_model / RUN / "results" / "sweeps" / "learning_rate.parquet")
+    assert set(table["model"]) == {"scaled_query", "linear"} and set(table["training.lr"]) == {0.003, 0.01, 0.03}
+    assert table["mse"].notna().all() and table.loc[table["model"] == "scaled_query", "alpha"].isna().all()
+
+
+def test_editing_the_users_model_reruns_exactly_the_jobs_that_train_or_score_it(own_model):
+    source = own_model / "own" / "scaled_query_model.py"
+    original = source.read_text()
+    source.write_text(original + "\n# edited\n")
+    try:
+        plan = run(own_model, "-n", *TARGETS)
+    finally:
+        source.write_text(original)
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    trained = {outputs[0] for rule, outputs in planned_jobs(plan) if rule == "train_ensemble"}
+    assert trained and all("/scaled_query/" in path for path in trained)
+
+
+@pytest.mark.parametrize("architecture, message", [
+    ("scaled_query_model:NoForward", "models.bad.architecture: scaled_query_model:NoForward: it does not implement forward"),
+    ("no_such_module:Model", "models.bad.architecture: no_such_module:Model: cannot import it (ModuleNotFoundError"),
+    ("scaled_query_model:torch", "is not a subclass of icdenoise.maths.models.EnsembleModel"),
+])
+def test_a_class_that_cannot_be_imported_or_lacks_the_interface_is_refused_before_any_job(repo, tmp_path, architecture, message):
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    shutil.copytree(EXAMPLE, workdir / "own")
+    (workdir / "bad.yaml").write_text(f'models:\n  bad: {{architecture: "{architecture}"}}\nleaderboard:\n  extra_runs: {{linear: [bad]}}\n')
+    result = run(workdir, "leaderboard", extra=("bad.yaml",))
+    assert result.returncode != 0 and "invalid configuration" in result.stderr
+    assert message in result.stderr, result.stderr[-2000:]
+    assert not (workdir / "runs").exists()

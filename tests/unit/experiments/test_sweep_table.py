@@ -1,0 +1,66 @@
+"""A sweep's tidy table, against an independent computation on small synthetic tables: the ratio to the Bayes
+posterior mean on the same prompts, the learned scales as diagonal means oriented α ≥ 0, and the theory's
+β = 1/σ_z² and γ* = 1/(σ0²+σ_z²) where they apply."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icdenoise.experiments.sweep_table import sweep_table
+
+LINEAR = {"task": "linear", "n": 2, "d": 1, "sigma0_sq": 2.0, "corruption": {"kind": "query", "sigma_z_sq": 1.0}, "L": 5}
+MODELS = {"linear": {"architecture": "linear"}, "softmax": {"architecture": "softmax"}}
+
+
+def points():
+    return [{"case": f"linear.s{i}", "base": "linear", "values": {"case.corruption.sigma_z_sq": s},
+             "block": {**LINEAR, "corruption": {"kind": "query", "sigma_z_sq": s}}, "models": MODELS} for i, s in enumerate((0.5, 2.0))]
+
+
+def weights(rng):
+    rows = []
+    for case in ("linear.s0", "linear.s1"):
+        for model in MODELS:
+            for seed in (0, 1):
+                for matrix in ("W_KQ", "W_PV"):
+                    values = rng.normal(size=(2, 2))
+                    for (row, col), value in np.ndenumerate(values):
+                        rows.append(dict(case=case, L=5, model=model, seed=seed, stage="final", matrix=matrix, row=row, col=col, value=value))
+                        rows.append(dict(case=case, L=5, model=model, seed=seed, stage="initial", matrix=matrix, row=row, col=col, value=9.0))
+    return pd.DataFrame(rows)
+
+
+def test_the_table_matches_a_direct_computation():
+    rng = np.random.default_rng(0)
+    bayes = pd.DataFrame({"case": ["linear.s0", "linear.s0", "linear.s1", "linear.s1"], "estimator": ["oracle", "zero"] * 2,
+                          "mse": [0.2, 1.0, 0.6, 1.0]})
+    scores = pd.DataFrame([dict(case=case, estimator=model, seed=seed, mse=rng.uniform(0.5, 1), sem=0.01)
+                           for case in ("linear.s0", "linear.s1") for model in MODELS for seed in (0, 1)])
+    frame = weights(rng)
+    table = sweep_table("s", points(), bayes, scores, frame)
+    assert len(table) == 8 and list(table["case.corruption.sigma_z_sq"].unique()) == [0.5, 2.0]
+    for _, row in table.iterrows():
+        final = frame[(frame["case"] == row.case) & (frame["model"] == row.model) & (frame["seed"] == row.seed) & (frame["stage"] == "final")]
+        alpha = np.trace(final[final["matrix"] == "W_PV"].pivot(index="row", columns="col", values="value").to_numpy()) / 2
+        beta = np.trace(final[final["matrix"] == "W_KQ"].pivot(index="row", columns="col", values="value").to_numpy()) / 2
+        sign = np.sign(alpha)
+        assert (row.alpha, row.beta, row.gamma) == pytest.approx((sign * alpha, sign * beta, alpha * beta))
+        oracle = bayes[(bayes["case"] == row.case) & (bayes["estimator"] == "oracle")]["mse"].item()
+        assert row.bayes_mse == oracle and row.ratio_to_bayes == pytest.approx(row.mse / oracle)
+        sigma_z_sq = row["case.corruption.sigma_z_sq"]
+        if row.model == "softmax":
+            assert row.beta_theory == pytest.approx(1 / sigma_z_sq) and np.isnan(row.gamma_theory)
+        else:
+            assert row.gamma_theory == pytest.approx(1 / (2.0 + sigma_z_sq)) and np.isnan(row.beta_theory)
+    assert (table["alpha"] >= 0).all()
+
+
+def test_no_theory_where_it_predicts_none():
+    sphere = {"task": "sphere", "n": 2, "d": 1, "radius": 1.0, "corruption": {"kind": "query", "sigma_z_sq": 0.1}, "L": 5}
+    from icdenoise.experiments.sweep_table import theory
+
+    assert np.isnan(theory(sphere, MODELS["linear"])[1]) and theory(sphere, MODELS["softmax"])[0] == pytest.approx(10.0)
+    transformed = {**LINEAR, "transform": {"seed": 0, "condition_number": 3.0}}
+    assert np.isnan(theory(transformed, MODELS["linear"])[1])
+    all_tokens = {**sphere, "corruption": {"kind": "all_tokens", "sigma_z_sq": 0.1}}
+    assert np.isnan(theory(all_tokens, MODELS["softmax"])[0])

@@ -1,0 +1,54 @@
+"""Named runs: the base config's run writes at the top, any other under runs/<name>/; the root a script reads
+follows the config files as Snakemake merges them; a changed config that keeps the base's name is named."""
+
+import pytest
+import yaml
+
+from icdenoise.pipeline.config import ConfigError, load_yaml, validate_config
+from icdenoise.pipeline.named_runs import (
+    configured_root,
+    path_variables,
+    run_root,
+    save_config,
+    saved_config_path,
+    unnamed_changes,
+)
+
+
+def test_the_base_run_writes_at_the_top_and_any_other_under_runs():
+    assert run_root("paper", "paper") == ""
+    assert run_root("smoke", "paper") == "runs/smoke/"
+    assert path_variables("") == {"results": "results", "figures": "figures", "logs": "logs", "benchmarks": "benchmarks"}
+    assert path_variables("runs/smoke/")["figures"] == "runs/smoke/figures"
+    assert saved_config_path("runs/smoke/").as_posix() == "runs/smoke/results/config.yaml"
+
+
+def test_the_root_follows_the_last_config_file_that_names_a_run(tmp_path):
+    base = tmp_path / "config.yaml"
+    base.write_text("run: {name: paper}\ncases: {}\n")
+    (tmp_path / "smoke.yaml").write_text("run: {name: smoke}\n")
+    (tmp_path / "tweak.yaml").write_text("training: {lr: 0.1}\n")
+    assert configured_root(base) == ""
+    assert configured_root(base, [tmp_path / "smoke.yaml", tmp_path / "tweak.yaml"]) == "runs/smoke/"
+    assert configured_root(base, [tmp_path / "tweak.yaml"]) == ""
+
+
+def test_a_changed_config_under_the_base_name_is_named_by_its_changed_keys():
+    base = {"run": {"name": "paper"}, "training": {"lr": 0.01}, "dataset": {"seed": 0}}
+    assert unnamed_changes(base, base) == []
+    assert unnamed_changes({**base, "training": {"lr": 0.1}}, base) == ["training"]
+    assert unnamed_changes({**base, "run": {"name": "mine"}, "training": {"lr": 0.1}}, base) == []
+
+
+def test_the_saved_config_reads_back_equal(tmp_path):
+    config = {"run": {"name": "mine"}, "cases": {"linear": {"n": 4, "sigma0_sq": 2.0}}, "seeds": [0, 1]}
+    path = save_config(config, tmp_path / "runs" / "mine" / "results" / "config.yaml")
+    assert yaml.safe_load(path.read_text()) == config and not list(path.parent.glob(".*"))
+
+
+@pytest.mark.parametrize("name", ["../paper", "runs/x", "", ".hidden", "a b", "x" * 65])
+def test_a_run_name_that_is_not_a_safe_folder_name_is_refused(repo, name):
+    config = load_yaml(repo / "config" / "config.yaml")
+    config["run"]["name"] = name
+    with pytest.raises(ConfigError, match=r"run\.name: .* does not match"):
+        validate_config(config, repo / "workflow" / "schemas")

@@ -1,0 +1,82 @@
+"""Sweeps declared in config: the grid's points, each a derived case with its own blocks; keys that name no
+setting, and points whose settings are invalid, are refused with the sweep, key and point named."""
+
+import copy
+
+import pytest
+
+from icdenoise.pipeline.config import ConfigError, load_yaml, validate_config
+from icdenoise.pipeline.sweeps import grid_points, key_problems, point_name, sweep_points, with_sweep_cases
+
+
+@pytest.fixture
+def config(repo):
+    return load_yaml(repo / "config" / "config.yaml")
+
+
+def test_the_grid_is_the_cartesian_product_first_key_slowest():
+    assert grid_points({"a": [1, 2], "b": ["x", "y", "z"]}) == [
+        {"a": 1, "b": "x"}, {"a": 1, "b": "y"}, {"a": 1, "b": "z"}, {"a": 2, "b": "x"}, {"a": 2, "b": "y"}, {"a": 2, "b": "z"}]
+
+
+def test_each_point_sets_its_keys_in_its_own_copy_of_each_block(config):
+    config["sweeps"] = {"mix": {"cases": ["sphere", "gmm"], "models": ["softmax"], "seeds": [3, 4],
+                                "grid": {"case.corruption.sigma_z_sq": [0.2, 0.4], "training.lr": [0.1], "dataset.seed": [9]}}}
+    original = copy.deepcopy(config)
+    points = sweep_points(config)
+    assert list(points) == [point_name(base, "mix", index) for base in ("sphere", "gmm") for index in (0, 1)] == \
+        ["sphere.mix0", "sphere.mix1", "gmm.mix0", "gmm.mix1"]
+    point = points["gmm.mix1"]
+    assert point.case == {**config["cases"]["gmm"], "corruption": {"kind": "query", "sigma_z_sq": 0.4}}
+    assert point.training["lr"] == 0.1 and point.training["seeds"] == [3, 4] and point.training["epochs"] == 200
+    assert point.dataset == {**config["dataset"], "seed": 9} and point.models == {"softmax": config["models"]["softmax"]}
+    assert point.values == {"case.corruption.sigma_z_sq": 0.4, "training.lr": 0.1, "dataset.seed": 9}
+    assert config == original  # the config's own blocks are untouched
+    sizing = with_sweep_cases(config, points)
+    assert sizing["cases"]["gmm.mix1"] == point.case and sizing["training"]["epochs"]["gmm.mix1"] == 200
+
+
+def test_a_model_key_is_set_in_each_swept_models_block(config):
+    config["models"]["stacked"] = {"architecture": "stacked_self_attention", "layers": 2}
+    config["sweeps"] = {"depth": {"cases": ["alltoken_mixture"], "models": ["stacked"], "seeds": [0], "grid": {"model.layers": [1, 3]}}}
+    assert [point.models["stacked"]["layers"] for point in sweep_points(config).values()] == [1, 3]
+    assert config["models"]["stacked"]["layers"] == 2
+
+
+@pytest.mark.parametrize("grid, message", [
+    ({"case.sigma": [1]}, "sweeps.s.grid.case.sigma: case 'sphere' has no key sigma (its keys: task, n, d, radius, corruption, L)"),
+    ({"model.layers": [1]}, "sweeps.s.grid.model.layers: model 'softmax' has no key layers (its keys: architecture)"),
+    ({"training.momentum": [1]}, "sweeps.s.grid.training.momentum: the training block has no key momentum"),
+    ({"training.seeds": [[1]]}, "sweeps.s.grid.training.seeds: the training seeds of a sweep are its `seeds`"),
+    ({"optimizer.lr": [1]}, "sweeps.s.grid.optimizer.lr: unknown key (allowed: case.<key>, model.<key>, training.<key>, dataset.<key>)"),
+])
+def test_a_key_that_names_no_setting_is_refused_with_the_keys_there_are(config, grid, message):
+    config["sweeps"] = {"s": {"cases": ["sphere"], "models": ["softmax"], "seeds": [0], "grid": grid}}
+    (problem,) = key_problems(config)
+    assert problem.startswith(message)
+
+
+def test_the_spread_key_must_be_another_key_of_the_grid(config):
+    config["sweeps"] = {"s": {"cases": ["sphere"], "models": ["softmax"], "seeds": [0], "grid": {"dataset.seed": [2, 3]},
+                              "spread": "dataset.seed"}}
+    assert key_problems(config) == ["sweeps.s.spread: 'dataset.seed' is its only key, so nothing is left to draw against "
+                                    "(allowed: another key of a grid with two or more)"]
+
+
+def test_an_invalid_point_is_refused_naming_the_sweep_and_point(config, repo):
+    config["sweeps"] = {"dim": {"cases": ["sphere"], "models": ["linear"], "seeds": [0], "grid": {"case.n": [16, 12, 5]}}}
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config, repo / "workflow" / "schemas")
+    assert str(refused.value).count("\n  - ") == 1
+    assert "sweeps.dim at case.n = 5 (case sphere.dim2): cases.sphere.d: 8 needs a 9-dim subspace but cases.sphere.n = 5" in str(refused.value)
+
+
+def test_the_shipped_sweeps_are_valid_and_have_what_the_issue_asks(config, repo):
+    validate_config(config, repo / "workflow" / "schemas")
+    sweeps = config["sweeps"]
+    assert set(sweeps["noise"]["cases"]) == {"sphere", "gmm"} and len(sweeps["noise"]["grid"]["case.corruption.sigma_z_sq"]) >= 5
+    assert len(sweeps["dimension"]["grid"]["case.n"]) >= 4
+    assert len(sweeps["data_seed"]["grid"]["dataset.seed"]) >= 5 and sweeps["data_seed"]["spread"] == "dataset.seed"
+    fig4a = config["onelayer"]["fig4a"]
+    assert sweeps["data_seed"]["cases"] == [fig4a["case"]] and sweeps["data_seed"]["models"] == [fig4a["model"]]
+    assert set(sweeps["data_seed"]["grid"]["case.L"]) <= set(fig4a["context_lengths"])

@@ -1,0 +1,80 @@
+# Sweeps declared in config (icdenoise.pipeline.sweeps): every point is a derived case that the shared
+# stages sample, train and score as they do a configured case. Per sweep: one tidy table and one figure.
+# Targets: sweep_<name> (one sweep) and sweeps (all of them); `all` does not build them.
+
+SWEEPS = config.get("sweeps", {})
+
+
+def sweep_points_of(sweep):
+    return [point for point in POINTS.values() if point.sweep == sweep]
+
+
+def sweep_inputs(wildcards):
+    """The closed forms, the trained models' scores and their weights at every point of the sweep."""
+    points = sweep_points_of(wildcards.sweep)
+    return dict(
+        bayes=[bayes_path(point.name) for point in points],
+        scores=[trained_scores_path(point.name) for point in points],
+        weights=[training_path(point.name, model, "weights") for point in points for model in point.models],
+    )
+
+
+def sweep_point_params(wildcards):
+    """Each point's derived case, base case, swept values, case block and model blocks."""
+    return [
+        canonical(dict(case=point.name, base=point.base, values=point.values, block=point.case, models=point.models))
+        for point in sweep_points_of(wildcards.sweep)
+    ]
+
+
+job_rule(
+    "summarise_sweep",
+    "A sweep's tidy table: per point, model and seed, MSE/n on fresh prompts, its ratio to Bayes, the learned "
+    "α, β, γ and the theory's β = 1/σ_z² and γ* = 1/(σ0²+σ_z²) where they apply.",
+    "../scripts/summarise_sweep.py",
+    "<results>/sweeps/{sweep}.parquet",
+    input=sweep_inputs,
+    params=dict(points=sweep_point_params),
+    local=True,
+)
+
+SWEEP_FIGURE = report(
+    "<figures>/sweeps/{sweep}.pdf",
+    caption=str(WORKFLOW / "report" / "sweep.rst"),
+    category="Sweeps",
+    labels={"study": "sweeps", "item": "{sweep}"},
+)
+job_rule(
+    "plot_sweep",
+    "A sweep's figure: each quantity of its table against the swept value, with seed (or spread-key) error bars.",
+    WORKFLOW / "scripts" / "plot_figure.py",
+    SWEEP_FIGURE,
+    input=dict(sweep="<results>/sweeps/{sweep}.parquet"),
+    params=dict(
+        drawing="icdenoise.experiments.plots.sweep",
+        settings=lambda wildcards: dict(
+            name=wildcards.sweep,
+            keys=list(SWEEPS[wildcards.sweep]["grid"]),
+            spread=SWEEPS[wildcards.sweep].get("spread"),
+        ),
+    ),
+    local=True,
+    modules=["icdenoise.experiments.plots.sweep"],
+)
+
+for sweep in SWEEPS:
+
+    rule:
+        name:
+            f"sweep_{sweep}"
+        input:
+            f"<results>/sweeps/{sweep}.parquet",
+            f"<figures>/sweeps/{sweep}.pdf",
+
+    workflow.get_rule(f"sweep_{sweep}").docstring = f"Target: the table and figure of sweep {sweep}."
+
+
+rule sweeps:
+    """Target: the table and figure of every sweep in the config."""
+    input:
+        [f"<figures>/sweeps/{sweep}.pdf" for sweep in SWEEPS],

@@ -1,0 +1,28 @@
+"""Rule compare_runs: this run's leaderboard and ledgers beside other named runs' (icdenoise.experiments.comparison),
+as Parquet, Markdown and a figure."""
+
+from icdenoise.pipeline.warmstart import hand_over
+
+hand_over()
+
+import pandas as pd
+
+from icdenoise.experiments.comparison import comparison_table, markdown
+from icdenoise.experiments.plots.comparison import render
+from icdenoise.pipeline.joblog import start_job
+from icdenoise.records.artifacts import write_job_parquet, write_text
+from icdenoise.records.figures import save_figure
+
+log = start_job(snakemake)
+leaderboards, ledgers = {}, []
+for label, path in zip(snakemake.params.tables, snakemake.input.tables):
+    frame = pd.read_parquet(path)
+    if label["study"]:
+        ledgers.append((label["run"], label["study"], frame))
+    else:
+        leaderboards[label["run"]] = frame
+table = comparison_table(leaderboards, ledgers)
+write_job_parquet(table, snakemake.output.table, snakemake)
+write_text(snakemake.output.text, markdown(table))
+save_figure(render({"comparison": table}), snakemake.output.figure)
+log.info("compared runs %s: %d rows", ", ".join(leaderboards), len(table))
