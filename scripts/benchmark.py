@@ -38,7 +38,9 @@ from icdenoise.pipeline.joblog import job_of  # noqa: E402
 from icdenoise.pipeline.named_runs import configured_root  # noqa: E402
 
 
-def run_once(checkout: Path, cores: int, configfile: str | None, target: str) -> tuple[float, dict[str, float]]:
+def run_once(checkout: Path, cores: int, configfile: str | None, target: str, keep: Path | None = None) -> tuple[float, dict[str, float]]:
+    """One fresh run of `target` in a temporary copy of `checkout`: its wall time and each job's benchmark seconds.
+    With `keep`, the copy (its results and figures) replaces that folder afterwards."""
     with tempfile.TemporaryDirectory(prefix="icdenoise-bench-") as scratch:
         workdir = Path(scratch)
         shutil.copy(checkout / "Snakefile", workdir)
@@ -59,6 +61,9 @@ def run_once(checkout: Path, cores: int, configfile: str | None, target: str) ->
             str(path.relative_to(benchmarks).with_suffix("")): float(pd.read_csv(path, sep="\t")["s"].iloc[0])
             for path in benchmarks.rglob("*.tsv")
         }
+        if keep is not None:
+            shutil.rmtree(keep, ignore_errors=True)
+            shutil.copytree(workdir, keep, symlinks=True)
     return wall, jobs
 
 
@@ -128,6 +133,8 @@ def main() -> None:
     parser.add_argument("--configfile", help="config overriding config/config.yaml (default: the paper config)")
     parser.add_argument("--target", default="figures/fig3.pdf", help="target to build (default figures/fig3.pdf)")
     parser.add_argument("--workflow", action="append", type=Path, help="a checkout to time (repeatable; default: this one)")
+    parser.add_argument("--keep", type=Path, help="keep each checkout's last run here, in <keep>/<n>/ by --workflow order "
+                                                  "(to compare its tables: scripts/compare_results.py)")
     parser.add_argument("--floor", action="store_true",
                         help="probe this machine's core (GEMM, memory bandwidth) and print each training job against its floor")
     args = parser.parse_args()
@@ -138,8 +145,9 @@ def main() -> None:
     walls = {checkout: [] for checkout in checkouts}
     per_job = {checkout: defaultdict(list) for checkout in checkouts}
     for repeat in range(args.repeats):
-        for checkout in checkouts:
-            wall, jobs = run_once(checkout, args.cores, args.configfile, args.target)
+        for index, checkout in enumerate(checkouts):
+            keep = args.keep / str(index) if args.keep and repeat == args.repeats - 1 else None
+            wall, jobs = run_once(checkout, args.cores, args.configfile, args.target, keep)
             walls[checkout].append(wall)
             for job, seconds in jobs.items():
                 per_job[checkout][job].append(seconds)

@@ -29,14 +29,8 @@ class ScaledQuery(EnsembleModel):
 
 
 class NoForward(EnsembleModel):
-    """Lacks `forward`: refused before any job."""
+    """Initialised and prepared as ScaledQuery is, but without `forward`: refused before any job."""
 
-    denoises = frozenset({"query"})
-
-    @classmethod
-    def initial_parameters(cls, rng, n, **options):
-        return {"scale": rng.uniform(-1.0, 1.0, (1, 1))}
-
-    @staticmethod
-    def prepare(context: torch.Tensor) -> torch.Tensor:
-        return context
+    denoises = ScaledQuery.denoises
+    initial_parameters = ScaledQuery.__dict__["initial_parameters"]
+    prepare = ScaledQuery.__dict__["prepare"]

@@ -27,7 +27,8 @@ STUDIES = validate_config(  # name → icdenoise.pipeline.registry.Study, in the
 
 # This run's folders: <results>, <figures>, <logs> and <benchmarks> in every rule's paths (pipeline.named_runs).
 RUN_NAME = config["run"]["name"]
-RUN_ROOT = run_root(RUN_NAME, BASE_CONFIG.get("run", {}).get("name"))
+BASE_RUN = BASE_CONFIG.get("run", {}).get("name")  # the run that writes at the top of the working directory
+RUN_ROOT = run_root(RUN_NAME, BASE_RUN)
 
 
 pathvars:
@@ -188,3 +189,29 @@ def get_model_params(wildcards):
     if wildcards.case in POINTS:
         return canonical(POINTS[wildcards.case].models[wildcards.model])
     return canonical(config["models"][wildcards.model])
+
+
+SWEEPS = config.get("sweeps", {})  # name → its block (icdenoise.pipeline.sweeps)
+
+
+def sweep_points_of(sweep):
+    """The points of a sweep, on every base case, in the config's order."""
+    return [point for point in POINTS.values() if point.sweep == sweep]
+
+
+def sweep_inputs(wildcards):
+    """The closed forms, the trained models' scores and their weights at every point of the sweep."""
+    points = sweep_points_of(wildcards.sweep)
+    return dict(
+        bayes=[bayes_path(point.name) for point in points],
+        scores=[trained_scores_path(point.name) for point in points],
+        weights=[training_path(point.name, model, "weights") for point in points for model in point.models],
+    )
+
+
+def sweep_point_params(wildcards):
+    """Each point's derived case, base case, swept values, case block and model blocks."""
+    return [
+        canonical(dict(case=point.name, base=point.base, values=point.values, block=point.case, models=point.models))
+        for point in sweep_points_of(wildcards.sweep)
+    ]

@@ -1,31 +1,7 @@
 # Sweeps declared in config (icdenoise.pipeline.sweeps): every point is a derived case that the shared
-# stages sample, train and score as they do a configured case. Per sweep: one tidy table and one figure.
-# Targets: sweep_<name> (one sweep) and sweeps (all of them); `all` does not build them.
-
-SWEEPS = config.get("sweeps", {})
-
-
-def sweep_points_of(sweep):
-    return [point for point in POINTS.values() if point.sweep == sweep]
-
-
-def sweep_inputs(wildcards):
-    """The closed forms, the trained models' scores and their weights at every point of the sweep."""
-    points = sweep_points_of(wildcards.sweep)
-    return dict(
-        bayes=[bayes_path(point.name) for point in points],
-        scores=[trained_scores_path(point.name) for point in points],
-        weights=[training_path(point.name, model, "weights") for point in points for model in point.models],
-    )
-
-
-def sweep_point_params(wildcards):
-    """Each point's derived case, base case, swept values, case block and model blocks."""
-    return [
-        canonical(dict(case=point.name, base=point.base, values=point.values, block=point.case, models=point.models))
-        for point in sweep_points_of(wildcards.sweep)
-    ]
-
+# stages sample, train and score as they do a configured case (POINTS, and the sweep's input functions, are
+# in common.smk). Per sweep: one tidy table and one figure. Targets: sweep_<name> (one sweep) and sweeps
+# (all of them); `all` does not build them.
 
 job_rule(
     "summarise_sweep",

@@ -42,6 +42,32 @@ def path_variables(root: str) -> dict[str, str]:
     return {folder: f"{root}{folder}" for folder in FOLDERS}
 
 
+def in_run(path: str, run: str, base_name: str) -> str:
+    """A path written with path variables (<results>/…, <figures>/…) in run `run`'s folders."""
+    for folder, value in path_variables(run_root(run, base_name)).items():
+        path = path.replace(f"<{folder}>", value)
+    return path
+
+
+def compared_tables(runs: list[str], current: str, base_name: str, ledgers: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(run, study, path) of every leaderboard (study "") and ledger (`ledgers`: study → its table's path, with path
+    variables) that `snakemake comparison` stacks: all of the current run's (paths left as patterns its rules
+    build), and those each other run has built. Another run without a leaderboard is a ValueError that says how
+    to build it."""
+    tables = []
+    for run in runs:
+        place = (lambda path: path) if run == current else (lambda path, run=run: in_run(path, run, base_name))
+        board = place("<figures>/leaderboard.parquet")
+        if run != current and not Path(board).is_file():
+            saved = place("<results>/config.yaml")
+            raise ValueError(f"comparison.runs: run {run!r} has no {board}; build it first (snakemake leaderboard "
+                             f"--configfile {saved if Path(saved).is_file() else '<its config file>'})")
+        tables.append((run, "", board))
+        tables += [(run, study, place(ledger)) for study, ledger in ledgers.items()
+                   if run == current or Path(place(ledger)).is_file()]
+    return tables
+
+
 def saved_config_path(root: str) -> Path:
     """Where a run's merged config is saved: <results>/config.yaml."""
     return Path(path_variables(root)["results"]) / "config.yaml"

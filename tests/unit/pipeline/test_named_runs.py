@@ -6,7 +6,9 @@ import yaml
 
 from icdenoise.pipeline.config import ConfigError, load_yaml, validate_config
 from icdenoise.pipeline.named_runs import (
+    compared_tables,
     configured_root,
+    in_run,
     path_variables,
     run_root,
     save_config,
@@ -52,3 +54,21 @@ def test_a_run_name_that_is_not_a_safe_folder_name_is_refused(repo, name):
     config["run"]["name"] = name
     with pytest.raises(ConfigError, match=r"run\.name: .* does not match"):
         validate_config(config, repo / "workflow" / "schemas")
+
+
+def test_a_compared_run_is_read_from_its_own_folder_and_an_unbuilt_one_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert in_run("<figures>/claims.parquet", "other", "paper") == "runs/other/figures/claims.parquet"
+    assert in_run("<figures>/claims.parquet", "paper", "paper") == "figures/claims.parquet"
+    ledgers = {"core": "<figures>/claims.parquet", "extra": "<figures>/extra/claims.parquet"}
+    with pytest.raises(ValueError, match=r"run 'paper' has no figures/leaderboard.parquet; build it first \(snakemake leaderboard "
+                                         r"--configfile <its config file>\)"):
+        compared_tables(["mine", "paper"], "mine", "paper", ledgers)
+    for path in ("figures/leaderboard.parquet", "figures/claims.parquet"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    assert compared_tables(["mine", "paper"], "mine", "paper", ledgers) == [
+        ("mine", "", "<figures>/leaderboard.parquet"), ("mine", "core", "<figures>/claims.parquet"),
+        ("mine", "extra", "<figures>/extra/claims.parquet"),
+        ("paper", "", "figures/leaderboard.parquet"), ("paper", "core", "figures/claims.parquet"),  # its extra ledger is not built
+    ]
