@@ -24,7 +24,8 @@ job_rule(
     ),
     params=dict(
         tables=lambda wildcards: [
-            dict(run=run, study=study) for run, study, _ in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, LEDGER_TABLES)
+            dict(run=run, study=study)
+            for run, study, _ in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, LEDGER_TABLES)
         ]
     ),
     local=True,
