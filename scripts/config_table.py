@@ -35,6 +35,8 @@ def allowed(node: dict, defs: dict) -> str:
         return f"`{node['const']}`"
     if "enum" in node:
         return " \\| ".join(map(str, node["enum"]))
+    if "anyOf" in node:
+        return " \\| ".join(allowed(option, defs) for option in node["anyOf"])
     if node.get("type") == "array":
         items = resolve_ref(node.get("items", {}), defs)
         return "list of " + (allowed(items, defs) or items.get("type", "values"))

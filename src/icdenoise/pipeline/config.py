@@ -4,9 +4,10 @@ The schema is `workflow/schemas/config.schema.yaml` (the shared blocks and ``stu
 study the config's ``studies`` block names, its ``workflow/schema.yaml`` (icdenoise.pipeline.registry),
 inserted as the property named after the study. `validate_config` reports every problem at once, each
 naming the offending key by its dotted path and saying what is allowed: the ``studies`` block, then
-non-finite numbers, the schema's problems (integers must be integers: 4.0 is refused), the cross-key
-checks of the shared blocks and of every study, the device, and a pre-flight estimate of the largest
-job's memory. It returns the loaded studies.
+non-finite numbers, the schema's problems (integers must be integers: 4.0 is refused), a user's model
+classes (icdenoise.pipeline.user_models), the cross-key checks of the shared blocks, of every study and of
+the sweeps' keys, every sweep point's settings (icdenoise.pipeline.sweeps), the device, and a pre-flight
+estimate of the largest job's memory. It returns the loaded studies.
 """
 
 from __future__ import annotations
@@ -158,6 +159,16 @@ def _case_problems(name: str, block: dict) -> list[str]:
     return []
 
 
+def _cannot_denoise(model: str, architecture: str, corruption: str, config: dict, where: str = "") -> list[str]:
+    """The problem of a model whose architecture does not denoise `corruption` (none for a user's class that
+    failed its own check: that is reported once, by its key)."""
+    denoised = denoised_by(architecture, config)
+    if denoised is None or corruption in denoised:
+        return []
+    return [f"models.{model}: a {architecture} model cannot denoise {where}{corruption} corruption "
+            f"(allowed: {', '.join(sorted(denoised))})"]
+
+
 def _run_problems(config: dict, studies: dict[str, Study]) -> list[str]:
     """Every run names a configured case and model, the model denoises the case's corruption, and
     the case has its number of epochs."""
@@ -170,11 +181,8 @@ def _run_problems(config: dict, studies: dict[str, Study]) -> list[str]:
     for case, model, _ in sorted(all_runs(config, studies)):
         if case not in cases or model not in models:
             continue
-        corruption, architecture = cases[case]["corruption"]["kind"], models[model]["architecture"]
-        denoised = denoised_by(architecture, config)
-        if denoised is not None and corruption not in denoised:
-            problems.append(f"models.{model}: a {architecture} model cannot denoise case {case!r} with {corruption} corruption "
-                            f"(allowed: {', '.join(sorted(denoised))})")
+        corruption = cases[case]["corruption"]["kind"]
+        problems += _cannot_denoise(model, models[model]["architecture"], corruption, config, f"case {case!r} with ")
         if case not in epochs:
             problems.append(f"training.epochs.{case}: missing (case {case!r} is trained)")
     return sorted(set(problems), key=problems.index)
@@ -227,10 +235,7 @@ def sweep_problems(config: dict, schema: dict) -> list[str]:
         view = point_config(config, point)
         found = schema_problems(view, part) or _shared_block_problems(view)
         for model, block in point.models.items():
-            corruption, denoised = point.case["corruption"]["kind"], denoised_by(block["architecture"], config)
-            if denoised is not None and corruption not in denoised:
-                found.append(f"models.{model}: a {block['architecture']} model cannot denoise {corruption} corruption "
-                             f"(allowed: {', '.join(sorted(denoised))})")
+            found += _cannot_denoise(model, block["architecture"], point.case["corruption"]["kind"], config)
         at = ", ".join(f"{key} = {value}" for key, value in point.values.items())
         problems += [f"sweeps.{point.sweep} at {at} (case {name}): {problem}" for problem in found]
     return problems
