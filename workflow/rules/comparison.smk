@@ -7,18 +7,12 @@ from icdenoise.pipeline.named_runs import compared_tables
 COMPARED_RUNS = list(dict.fromkeys([RUN_NAME, *config["comparison"]["runs"]]))
 
 
-COMPARISON_FIGURE = report(
-    "<figures>/comparison.pdf",
-    caption=str(WORKFLOW / "report" / "comparison.rst"),
-    category="Comparison",
-    labels={"study": "all", "item": "comparison"},
-)
 job_rule(
     "compare_runs",
     "This run beside the runs its config names: leaderboards and ledger verdicts stacked into one table "
-    "(Parquet, Markdown) and one figure.",
+    "(Parquet, Markdown).",
     "../scripts/compare_runs.py",
-    dict(table="<figures>/comparison.parquet", text="<figures>/comparison.md", figure=COMPARISON_FIGURE),
+    dict(table="<figures>/comparison.parquet", text="<figures>/comparison.md"),
     input=lambda wildcards: dict(
         tables=[path for _, _, path in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, LEDGER_TABLES)]
     ),
@@ -29,6 +23,23 @@ job_rule(
         ]
     ),
     local=True,
+)
+
+COMPARISON_FIGURE = report(
+    "<figures>/comparison.pdf",
+    caption=str(WORKFLOW / "report" / "comparison.rst"),
+    category="Comparison",
+    labels={"study": "all", "item": "comparison"},
+)
+job_rule(
+    "plot_comparison",
+    "The comparison's figure, drawn from its table: every denoiser's ratio to Bayes per run, and each "
+    "study's share of passing claims.",
+    WORKFLOW / "scripts" / "plot_figure.py",
+    COMPARISON_FIGURE,
+    input=dict(comparison="<figures>/comparison.parquet"),
+    params=dict(drawing="icdenoise.experiments.plots.comparison", settings={}),
+    local=True,
     modules=["icdenoise.experiments.plots.comparison"],
 )
 
@@ -37,3 +48,4 @@ rule comparison:
     """Target: this run beside the runs named in comparison.runs (figures/comparison.{parquet,md,pdf})."""
     input:
         rules.compare_runs.output,
+        rules.plot_comparison.output,

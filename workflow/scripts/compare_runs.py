@@ -1,5 +1,5 @@
 """Rule compare_runs: this run's leaderboard and ledgers beside other named runs' (icdenoise.experiments.comparison),
-as Parquet, Markdown and a figure."""
+as Parquet and Markdown (rule plot_comparison draws the Parquet)."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -8,10 +8,8 @@ hand_over()
 import pandas as pd
 
 from icdenoise.experiments.comparison import comparison_table, markdown
-from icdenoise.experiments.plots.comparison import render
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import write_job_parquet, write_text
-from icdenoise.records.figures import save_figure
 
 log = start_job(snakemake)
 leaderboards, ledgers = {}, []
@@ -24,5 +22,4 @@ for label, path in zip(snakemake.params.tables, snakemake.input.tables):
 table = comparison_table(leaderboards, ledgers)
 write_job_parquet(table, snakemake.output.table, snakemake)
 write_text(snakemake.output.text, markdown(table))
-save_figure(render({"comparison": table}), snakemake.output.figure)
 log.info("compared runs %s: %d rows", ", ".join(leaderboards), len(table))
