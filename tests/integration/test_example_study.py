@@ -65,7 +65,7 @@ def test_the_example_study_builds_its_figure_claim_and_leaderboard_row(beside_th
     workdir, _, _ = beside_the_smoke_run
     assert (workdir / SMOKE / "figures/scaled_query/mse_by_scale.pdf").read_bytes().startswith(b"%PDF")
     ledger = pd.read_parquet(workdir / SMOKE / "figures/scaled_query/claims.parquet")
-    assert list(ledger["claim"]) == ["best_scale_is_optimal"] and ledger["passed"].all()
+    assert list(ledger["claim"]) == ["best_scale_is_optimal"] and (ledger["verdict"] == "PASS").all()
     scales = pd.read_parquet(workdir / SMOKE / "results/scaled_query/scales.parquet")
     assert scales["mse"].to_numpy() == pytest.approx(scales["expected"].to_numpy(), rel=0.05)
     board = pd.read_parquet(workdir / SMOKE / "figures/leaderboard.parquet").set_index(["case", "estimator"])
@@ -104,4 +104,4 @@ def test_the_example_study_runs_through_the_slurm_profile_with_the_same_numbers(
     for table in map(smoke_target, ["results/scaled_query/scales.parquet", "results/scaled_query/leaderboard_scores/linear.parquet"]):
         pd.testing.assert_frame_equal(pd.read_parquet(workdir / table), pd.read_parquet(local / table), check_exact=True)
     ledger = pd.read_parquet(workdir / SMOKE / "figures/scaled_query/claims.parquet")
-    assert ledger["passed"].all()
+    assert (ledger["verdict"] == "PASS").all()

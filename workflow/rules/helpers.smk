@@ -155,7 +155,8 @@ def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
 
 def ledger_rule(study, tables, output, caption, appendix=None):
     """Define write_<study>_ledger: the study's claims ledger (its claims module's CLAIMS and the config
-    block <study>.claims) measured on `tables`, as output["table"] (Parquet), output["text"] (Markdown)
+    block <study>.claims, each claim's definition checked against config/claims.lock) measured on `tables`
+    (a dict: frame name → table), as output["table"] (Parquet), output["text"] (Markdown)
     and, beside the Markdown, the same text as an HTML page (.html), which the report shows with the
     caption `caption`. `appendix`: the keyword arguments of the claims module's markdown_appendix, if it
     has one."""
@@ -165,16 +166,18 @@ def ledger_rule(study, tables, output, caption, appendix=None):
     )
     job_rule(
         f"write_{study}_ledger",
-        f"The claims ledger of the {study} study: every configured claim, our value, pass or fail (Parquet, "
+        f"The claims ledger of the {study} study: every configured claim, our value and its interval, pass, fail or "
+        "inconclusive, and the commit that fixed its definition (Parquet, "
         "Markdown, and the Markdown as an HTML page for the report).",
         WORKFLOW / "scripts" / "write_ledger.py",
         dict(table=output["table"], text=output["text"], page=captioned),
-        input=tables,
+        input=dict(tables, lock=CLAIMS_LOCK),
         params=dict(
             study=study,
             title=STUDIES[study].title,
             claims_module=STUDIES[study].claims_module,
             claims=canonical(config[study]["claims"]),
+            settings=canonical(STUDIES[study].claim_settings(config)),
             appendix=appendix or {},
             config_sources=CONFIG_SOURCES,
         ),

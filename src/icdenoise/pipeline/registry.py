@@ -50,6 +50,11 @@ class Study:
         scheduler is asked for. Every rule of the study that is not local needs one.
     devices: rule → the dotted config key of its device setting (auto, cpu, cuda), for each rule whose
         jobs can use a GPU: they ask a cluster for one when it says so (icdenoise.pipeline.cluster).
+    shared_settings: the top-level config blocks its claims' verdicts depend on besides its own block
+        (e.g. the shared cases, models and training it reads); part of each claim's pre-registered
+        definition (icdenoise.records.registration).
+    results_docs: the repository's docs that quote its results (default docs/<name>.md): a commit that
+        changes one of its claims' definitions may not change them (the definitions come first).
     """
 
     name: str
@@ -59,6 +64,8 @@ class Study:
     problems: Callable[[dict], list[str]] = lambda config: []
     sizes: Mapping[str, SizeModel] = field(default_factory=dict)
     devices: Mapping[str, str] = field(default_factory=dict)
+    shared_settings: tuple[str, ...] = ()
+    results_docs: tuple[str, ...] = ()
     package: str = ""  # set by `load_studies`: the package the config names
     folder: Path = Path()  # set by `load_studies`: that package's directory
 
@@ -78,6 +85,17 @@ class Study:
     @property
     def claims_module(self) -> str:
         return f"{self.package}.claims"
+
+    @property
+    def docs(self) -> tuple[str, ...]:
+        """The docs that quote its results."""
+        return self.results_docs or (f"docs/{self.name}.md",)
+
+    def claim_settings(self, config: dict) -> dict:
+        """The settings its claims' verdicts depend on: its config block without the claims, and the shared
+        blocks it names."""
+        return {self.name: {key: value for key, value in config[self.name].items() if key != "claims"},
+                **{block: config.get(block) for block in self.shared_settings}}
 
 
 class RegistryError(ValueError):

@@ -1,13 +1,23 @@
-"""The claims machinery shared by every study: a claim, its verdict, the ledger and its Markdown.
+"""The claims machinery shared by every study: a claim, its uncertainty, its verdict, the ledger and its Markdown.
 
 A claim is a registry entry in its study (where the source states it, what it says, which config
-names it needs, and how our value is measured from the study's Parquet tables) plus a block in the
-study's config under ``claims``: the source's value, the comparison, the tolerance and why, and the
-names it needs (e.g. ``case``), so that no case name is written in code. Measurements return one
-value per seed where seeds exist, else one value; the verdict uses their mean and the ledger also
-shows their range.
+names it needs, how our value is measured from the study's Parquet tables, and the claim's own
+rules for when the measurement cannot decide) plus a block in the study's config under ``claims``:
+the source's value, the comparison, the tolerance and why, the inconclusive rules that apply, and
+the names it needs (e.g. ``case``), so that no case name is written in code.
 
-Comparisons:
+A measure returns one value per seed (or context, or draw) where there are several, else one value,
+or a :class:`Measurement` that also carries its own 95% interval (a fit's confidence interval, a
+bootstrap). Without one, several values give the t-interval of their mean. The verdict is one of
+
+- ``PASS``: the mean lies in the comparison's pass region and no inconclusive rule applies;
+- ``FAIL``: the mean lies outside it and no inconclusive rule applies;
+- ``INCONCLUSIVE``: one of the claim's configured rules says the measurement cannot decide:
+  ``interval`` (the 95% interval reaches both the pass and the fail region, or there is a single
+  value and no interval to judge it by), or a rule of the claim's own (``Claim.rules``: e.g. both
+  compared models stay on the plateau the claim defines, or the optimum lies at the edge of the grid).
+
+Comparisons (the pass region):
 - ``within_absolute``: |ours − paper| ≤ tolerance;
 - ``within_relative``: |ours − paper| ≤ tolerance · |paper|;
 - ``at_most``: ours ≤ paper + tolerance;   ``at_least``: ours ≥ paper − tolerance.
@@ -15,14 +25,30 @@ Comparisons:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 Frames = dict[str, pd.DataFrame]
-Measure = Callable[[Frames, dict], np.ndarray]  # (tables, the claim's config block) → values
+Rule = Callable[[Frames, dict], "str | None"]  # (tables, the claim's config block) → why it cannot decide, or None
+LEVEL = 0.95  # the coverage of every interval in a ledger
+VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE")
+INTERVAL_RULE = "interval"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A measure's values and, where the measure knows it better than a t-interval over the values,
+    the 95% interval of their mean and how it was obtained."""
+
+    values: np.ndarray
+    interval: tuple[float, float] | None = None
+    method: str = ""
+
+
+Measure = Callable[[Frames, dict], "np.ndarray | Measurement"]  # (tables, the claim's config block) → values
 
 
 @dataclass(frozen=True)
@@ -32,41 +58,103 @@ class Claim:
     measure: Measure
     needs: tuple[tuple[str, str], ...] = ()  # (key, study block): e.g. ("case", "fig3") - the claim's config
     # block names a case, and it must be one of the study's fig3.cases
+    rules: Mapping[str, Rule] = field(default_factory=dict)  # name → the claim's own inconclusive rule, applied
+    # when the claim's config block lists the name under `inconclusive`
 
 
 COMPARISONS = ("within_absolute", "within_relative", "at_most", "at_least")
 
 
-def verdict(value: float, paper_value: float, comparison: str, tolerance: float) -> bool:
-    """Whether our value reproduces the paper's under the configured comparison."""
+def pass_region(paper_value: float, comparison: str, tolerance: float) -> tuple[float, float]:
+    """The closed interval of our values that reproduce the paper's under `comparison`."""
     if comparison == "within_absolute":
-        return abs(value - paper_value) <= tolerance
+        return paper_value - tolerance, paper_value + tolerance
     if comparison == "within_relative":
-        return abs(value - paper_value) <= tolerance * abs(paper_value)
+        return paper_value - tolerance * abs(paper_value), paper_value + tolerance * abs(paper_value)
     if comparison == "at_most":
-        return value <= paper_value + tolerance
+        return -np.inf, paper_value + tolerance
     if comparison == "at_least":
-        return value >= paper_value - tolerance
+        return paper_value - tolerance, np.inf
     raise ValueError(f"unknown comparison {comparison!r}; allowed: {', '.join(COMPARISONS)}")
 
 
-def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict) -> pd.DataFrame:
-    """One row per configured claim, in registry order."""
+def verdict(value: float, paper_value: float, comparison: str, tolerance: float) -> bool:
+    """Whether our value lies in the comparison's pass region."""
+    low, high = pass_region(paper_value, comparison, tolerance)
+    return bool(low <= value <= high)
+
+
+def straddles(interval: tuple[float, float], paper_value: float, comparison: str, tolerance: float) -> bool:
+    """Whether the interval reaches both the pass region and outside it."""
+    low, high = pass_region(paper_value, comparison, tolerance)
+    meets_pass = interval[0] <= high and interval[1] >= low
+    meets_fail = interval[0] < low or interval[1] > high
+    return bool(meets_pass and meets_fail)
+
+
+def mean_interval(values: np.ndarray) -> tuple[float, float] | None:
+    """The 95% t-interval of the mean of several values; None for one."""
+    if values.size < 2:
+        return None
+    from scipy.stats import t  # imported here: config validation loads this module, and scipy.stats is slow
+
+    half = t.ppf(0.5 + LEVEL / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
+    return float(values.mean() - half), float(values.mean() + half)
+
+
+def measured(claim_id: str, claim: Claim, frames: Frames, spec: dict) -> Measurement:
+    """The claim's measurement with its interval: the measure's own, else the t-interval over its values."""
+    result = claim.measure(frames, spec)
+    if not isinstance(result, Measurement):
+        result = Measurement(np.asarray(result, dtype=float))
+    values = np.atleast_1d(np.asarray(result.values, dtype=float))
+    if values.size == 0 or not np.all(np.isfinite(values)):
+        raise ValueError(f"claim {claim_id}: measured {values.tolist()}, not a finite value")
+    if result.interval is not None:
+        return Measurement(values, tuple(float(end) for end in result.interval), result.method)
+    interval = mean_interval(values)
+    return Measurement(values, interval, f"t-interval over {values.size} values" if interval else "")
+
+
+def undecided_because(claim: Claim, measurement: Measurement, frames: Frames, spec: dict) -> str:
+    """Why the measurement cannot decide the claim under the rules its config block lists, or ''."""
+    reasons = []
+    for rule in spec.get("inconclusive", []):
+        if rule == INTERVAL_RULE:
+            if measurement.interval is None:
+                reasons.append("one value and no interval to judge it by")
+            elif straddles(measurement.interval, spec["paper_value"], spec["comparison"], spec["tolerance"]):
+                low, high = measurement.interval
+                reasons.append(f"the 95% interval [{low:.4g}, {high:.4g}] reaches both sides of the bound")
+        else:
+            reason = claim.rules[rule](frames, spec)
+            if reason:
+                reasons.append(f"{rule}: {reason}")
+    return "; ".join(reasons)
+
+
+def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, definitions: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row per configured claim, in registry order. `definitions`: claim id → where its definition was
+    fixed (icdenoise.records.registration), shown in the ledger."""
     rows = []
     for claim_id, claim in registry.items():
         if claim_id not in claims_config:
             continue
         spec = claims_config[claim_id]
-        values = np.atleast_1d(np.asarray(claim.measure(frames, spec), dtype=float))
-        if values.size == 0 or not np.all(np.isfinite(values)):
-            raise ValueError(f"claim {claim_id}: measured {values.tolist()}, not a finite value")
-        mean = float(values.mean())
+        measurement = measured(claim_id, claim, frames, spec)
+        mean = float(measurement.values.mean())
+        why = undecided_because(claim, measurement, frames, spec)
+        passed = verdict(mean, spec["paper_value"], spec["comparison"], spec["tolerance"])
+        low, high = measurement.interval if measurement.interval else (np.nan, np.nan)
         rows.append({
             "claim": claim_id, "location": claim.location, "statement": claim.statement,
             "paper_value": spec["paper_value"], "comparison": spec["comparison"], "tolerance": spec["tolerance"],
-            "tolerance_reason": spec["tolerance_reason"], "ours_mean": mean, "ours_min": float(values.min()),
-            "ours_max": float(values.max()), "n_values": values.size,
-            "passed": verdict(mean, spec["paper_value"], spec["comparison"], spec["tolerance"]),
+            "tolerance_reason": spec["tolerance_reason"], "inconclusive_rules": ", ".join(spec.get("inconclusive", [])),
+            "ours_mean": mean, "ours_min": float(measurement.values.min()), "ours_max": float(measurement.values.max()),
+            "n_values": measurement.values.size, "interval_low": low, "interval_high": high,
+            "interval_method": measurement.method,
+            "verdict": "INCONCLUSIVE" if why else ("PASS" if passed else "FAIL"), "why_inconclusive": why,
+            "defined_in": (definitions or {}).get(claim_id, "unknown"),
         })
     return pd.DataFrame(rows)
 
@@ -82,34 +170,66 @@ def built_from(sources: dict) -> str:
     return f"Run `{sources['run']}`. Config: {files}; merged config sha256 {sources['merged_sha256'][:12]}."
 
 
+def headline(table: pd.DataFrame) -> str:
+    """How many claims pass, fail and cannot be decided."""
+    counts = table["verdict"].value_counts()
+    return (f"{len(table)} claims: {counts.get('PASS', 0)} pass, {counts.get('FAIL', 0)} fail, "
+            f"{counts.get('INCONCLUSIVE', 0)} inconclusive.")
+
+
+def _ours(row) -> str:
+    text = f"{row.ours_mean:.4g}"
+    if np.isfinite(row.interval_low):
+        text += f" (95%: {row.interval_low:.4g} to {row.interval_high:.4g})"
+    if row.n_values > 1:
+        text += f"; {row.n_values} values in [{row.ours_min:.4g}, {row.ours_max:.4g}]"
+    return text
+
+
+def conclusions(table: pd.DataFrame) -> list[str]:
+    """What the ledger lets a reader conclude: the claims reproduced, those not, and those undecided, with why."""
+    lines = ["## What we can and cannot conclude", ""]
+    for name, label in (("PASS", "Reproduced"), ("FAIL", "Not reproduced"), ("INCONCLUSIVE", "Undecided by our measurement")):
+        rows = table[table["verdict"] == name]
+        if rows.empty:
+            continue
+        lines.append(f"- **{label}** ({len(rows)}):")
+        for row in rows.itertuples():
+            detail = {"PASS": "", "FAIL": f": ours {row.ours_mean:.4g} against {row.paper_value:g}",
+                      "INCONCLUSIVE": f": {row.why_inconclusive}"}[name]
+            lines.append(f"  - `{row.claim}`{markdown_cell(detail)}")
+    return lines + [""]
+
+
 def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> str:
-    """A readable ledger: a summary line, the config it was built from, and one table row per claim."""
-    passed = int(table["passed"].sum())
-    failed = len(table) - passed
+    """A readable ledger: the verdict counts, the config it was built from, one table row per claim, and
+    what the verdicts let one conclude."""
     lines = [
         f"# Claims ledger: {title}",
         "",
-        f"{passed} of {len(table)} claims reproduce; {failed} {'does' if failed == 1 else 'do'} not. Ours: mean [min, max] over seeds where "
-        f"there are seeds. Built by `{built_by}` from the pipeline's Parquet tables.",
+        f"{headline(table)} Ours: the mean, its 95% interval, and the values' range where there are several. "
+        f"Built by `{built_by}` from the pipeline's Parquet tables. Each tolerance and inconclusive rule is fixed in "
+        "config/claims.lock before its result; `defined in` names the commit that last changed the claim's definition.",
         "",
         built_from(sources),
         "",
-        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance |",
-        "|---|---|---|---|---|---|---|---|",
+        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance | inconclusive when | defined in |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in table.itertuples():
-        ours = f"{row.ours_mean:.4g}" + (f" [{row.ours_min:.4g}, {row.ours_max:.4g}]" if row.n_values > 1 else "")
         test = {"within_absolute": f"± {row.tolerance:g}", "within_relative": f"± {100 * row.tolerance:g}%",
                 "at_most": f"≤ paper + {row.tolerance:g}", "at_least": f"≥ paper − {row.tolerance:g}"}[row.comparison]
-        lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {row.paper_value:g} | {ours} | "
-                     f"{test} | {'PASS' if row.passed else '**FAIL**'} | {markdown_cell(row.tolerance_reason)} |")
-    return "\n".join(lines) + "\n"
+        shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}"}[row.verdict]
+        lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {row.paper_value:g} | "
+                     f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
+                     f"{markdown_cell(row.inconclusive_rules or 'never')} | {markdown_cell(row.defined_in)} |")
+    return "\n".join(lines + [""] + conclusions(table))
 
 
 def reference_problems(registry: dict[str, Claim], claims_config: dict, study_config: dict, prefix: str) -> list[str]:
     """Each configured claim carries the names it needs, and each name is one its table holds: a
     ``case`` among the cases of the study block that the claim's `needs` entry points to, a ``model``
-    or ``versus`` among its models."""
+    or ``versus`` among its models. Each inconclusive rule it lists is ``interval`` or one of the claim's own."""
     problems = []
     for claim_id, spec in claims_config.items():
         for key, block in registry[claim_id].needs:
@@ -120,4 +240,8 @@ def reference_problems(registry: dict[str, Claim], claims_config: dict, study_co
             if spec[key] not in listed:
                 problems.append(f"{prefix}.{claim_id}.{key}: {spec[key]!r} is not in {block}.{'cases' if key == 'case' else 'models'} "
                                 f"(allowed: {', '.join(listed)})")
+        allowed = [INTERVAL_RULE, *registry[claim_id].rules]
+        for rule in spec.get("inconclusive", []):
+            if rule not in allowed:
+                problems.append(f"{prefix}.{claim_id}.inconclusive: {rule!r} is not a rule of this claim (allowed: {', '.join(allowed)})")
     return problems

@@ -1,11 +1,12 @@
-"""The claims machinery's verdicts, a passing and a failing claim, and names read from the config."""
+"""The claims machinery: its three verdicts, intervals and inconclusive rules, a passing, a failing and an
+undecided claim, and names read from the config."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from icdenoise.pipeline.config import load_yaml, validate_config
-from icdenoise.records.claims import Claim, ledger, markdown, reference_problems, verdict
+from icdenoise.records.claims import Claim, Measurement, ledger, markdown, mean_interval, reference_problems, straddles, verdict
 from icdenoise.studies.onelayer.claims import CLAIMS as ONELAYER
 
 
@@ -33,26 +34,74 @@ def _fig3_rows(alpha_beta, case="linear"):
 
 
 def _spec(**names):
-    return {"paper_value": 0.327, "comparison": "within_absolute", "tolerance": 0.01, "tolerance_reason": "seed spread", **names}
+    return {"paper_value": 0.327, "comparison": "within_absolute", "tolerance": 0.01, "tolerance_reason": "seed spread",
+            "inconclusive": ["interval"], **names}
 
 
-def test_ledger_passes_and_fails_a_claim_on_its_mean_and_reports_the_range():
+SOURCES = {"run": "paper", "files": [{"file": "config/config.yaml", "sha256": "ab" * 32}], "merged_sha256": "cd" * 32}
+
+
+def test_ledger_passes_fails_and_leaves_undecided_on_the_mean_and_its_interval():
     config = {"fig3_linear_alpha_beta": _spec(case="linear", model="linear")}
-    passing = ledger(ONELAYER, {"fig3": _fig3_rows([0.328, 0.330])}, config)
-    failing = ledger(ONELAYER, {"fig3": _fig3_rows([0.30, 0.31])}, config)
-    assert passing.loc[0, "passed"] and not failing.loc[0, "passed"]
-    assert (failing.loc[0, "ours_min"], failing.loc[0, "ours_max"], failing.loc[0, "n_values"]) == (0.30, 0.31, 2)
-    assert failing.loc[0, "ours_mean"] == pytest.approx(0.305)
-    sources = {"run": "paper", "files": [{"file": "config/config.yaml", "sha256": "ab" * 32}], "merged_sha256": "cd" * 32}
-    text = markdown(pd.concat([passing, failing], ignore_index=True), "a study", "snakemake x", sources)
-    assert "1 of 2 claims reproduce" in text and "**FAIL**" in text and "PASS" in text and "# Claims ledger: a study" in text
+    passing = ledger(ONELAYER, {"fig3": _fig3_rows([0.328, 0.330, 0.329])}, config, {"fig3_linear_alpha_beta": "abc1234"})
+    failing = ledger(ONELAYER, {"fig3": _fig3_rows([0.30, 0.302, 0.301])}, config)
+    undecided = ledger(ONELAYER, {"fig3": _fig3_rows([0.30, 0.36])}, config)  # mean 0.33 passes; its interval is wide
+    assert [passing.loc[0, "verdict"], failing.loc[0, "verdict"], undecided.loc[0, "verdict"]] == ["PASS", "FAIL", "INCONCLUSIVE"]
+    assert "reaches both sides of the bound" in undecided.loc[0, "why_inconclusive"] and passing.loc[0, "why_inconclusive"] == ""
+    assert (failing.loc[0, "ours_min"], failing.loc[0, "ours_max"], failing.loc[0, "n_values"]) == (0.30, 0.302, 3)
+    assert failing.loc[0, "ours_mean"] == pytest.approx(0.301)
+    low, high = mean_interval(np.array([0.30, 0.302, 0.301]))
+    assert (failing.loc[0, "interval_low"], failing.loc[0, "interval_high"]) == (low, high)
+    assert passing.loc[0, "defined_in"] == "abc1234" and failing.loc[0, "defined_in"] == "unknown"
+    text = markdown(pd.concat([passing, failing, undecided], ignore_index=True), "a study", "snakemake x", SOURCES)
+    assert "3 claims: 1 pass, 1 fail, 1 inconclusive." in text and "**FAIL**" in text and "*INCONCLUSIVE*" in text
+    assert "# Claims ledger: a study" in text and "## What we can and cannot conclude" in text and "abc1234" in text
     assert "Run `paper`. Config: `config/config.yaml` (sha256 abababababab); merged config sha256 cdcdcdcdcdcd." in text
+
+
+def test_the_t_interval_of_the_mean_covers_as_often_as_it_says():
+    rng = np.random.default_rng(3)
+    covered = [low <= 0.0 <= high for low, high in (mean_interval(rng.standard_normal(4)) for _ in range(4000))]
+    assert np.mean(covered) == pytest.approx(0.95, abs=0.01)  # 4000 trials: the binomial standard error is 0.0034
+
+
+@pytest.mark.parametrize("interval,comparison,expected", [
+    ((0.30, 0.32), "within_absolute", True),   # reaches below 0.317
+    ((0.32, 0.33), "within_absolute", False),  # inside [0.317, 0.337]
+    ((0.30, 0.36), "within_absolute", True),   # covers the whole pass region and both sides
+    ((0.20, 0.30), "within_absolute", False),  # wholly outside
+    ((0.20, 0.33), "at_most", False),          # ≤ 0.327 + 0.01 throughout
+    ((0.30, 0.34), "at_most", True),
+])
+def test_an_interval_straddles_when_it_reaches_both_regions(interval, comparison, expected):
+    assert straddles(interval, 0.327, comparison, 0.01) is expected
+
+
+def test_one_value_without_an_interval_is_undecided_only_under_the_interval_rule():
+    registry = {"c": Claim("here", "it holds", lambda frames, spec: np.array([0.327]))}
+    assert ledger(registry, {}, {"c": _spec()}).loc[0, "verdict"] == "INCONCLUSIVE"
+    assert ledger(registry, {}, {"c": _spec(inconclusive=[])}).loc[0, "verdict"] == "PASS"
+    exact = {"c": Claim("here", "it holds", lambda frames, spec: Measurement(np.array([0.327]), (0.326, 0.328), "± 2 SE"))}
+    row = ledger(exact, {}, {"c": _spec()}).iloc[0]
+    assert (row["verdict"], row["interval_low"], row["interval_method"]) == ("PASS", 0.326, "± 2 SE")
+
+
+def test_a_claims_own_rule_makes_it_inconclusive_only_when_configured_and_when_it_fires():
+    def on_plateau(frames, spec):
+        return "both on the plateau" if frames["errors"]["error"].min() >= spec["plateau"] else None
+
+    registry = {"c": Claim("here", "close", lambda frames, spec: Measurement(np.array([0.0]), (0.0, 0.0)), rules={"plateau": on_plateau})}
+    stuck, learned = {"errors": pd.DataFrame({"error": [0.99, 1.0]})}, {"errors": pd.DataFrame({"error": [0.1, 1.0]})}
+    assert ledger(registry, stuck, {"c": _spec(paper_value=0.0, inconclusive=["plateau"], plateau=0.9)}).loc[0, "verdict"] == "INCONCLUSIVE"
+    assert ledger(registry, learned, {"c": _spec(paper_value=0.0, inconclusive=["plateau"], plateau=0.9)}).loc[0, "verdict"] == "PASS"
+    assert ledger(registry, stuck, {"c": _spec(paper_value=0.0, inconclusive=[], plateau=0.9)}).loc[0, "verdict"] == "PASS"
+    assert "plateau: both on the plateau" in ledger(registry, stuck, {"c": _spec(paper_value=0.0, plateau=0.9, inconclusive=["plateau"])}).loc[0, "why_inconclusive"]
 
 
 def test_the_case_comes_from_the_claims_config_not_from_code():
     rows = pd.concat([_fig3_rows([0.9, 0.9], case="linear"), _fig3_rows([0.33, 0.33], case="renamed")])
     table = ledger(ONELAYER, {"fig3": rows}, {"fig3_linear_alpha_beta": _spec(case="renamed", model="linear")})
-    assert table.loc[0, "ours_mean"] == pytest.approx(0.33) and table.loc[0, "passed"]
+    assert table.loc[0, "ours_mean"] == pytest.approx(0.33) and table.loc[0, "verdict"] == "PASS"
 
 
 def test_missing_table_rows_are_an_error_not_a_pass():
@@ -69,9 +118,10 @@ def test_a_non_finite_measurement_is_an_error_not_a_verdict():
 def test_claim_names_are_checked_against_the_study_block():
     registry = {"c": Claim("here", "it holds", lambda frames, spec: np.array([1.0]), (("case", "fig3"), ("model", "fig3")))}
     study = {"fig3": {"cases": ["linear"], "models": ["softmax"]}}
-    problems = reference_problems(registry, {"c": _spec(case="gmm")}, study, "s.claims")
+    problems = reference_problems(registry, {"c": _spec(case="gmm", inconclusive=["interval", "plateau"])}, study, "s.claims")
     assert problems == ["s.claims.c.case: 'gmm' is not in fig3.cases (allowed: linear)",
-                        "s.claims.c.model: missing (the claim reads its model from the config)"]
+                        "s.claims.c.model: missing (the claim reads its model from the config)",
+                        "s.claims.c.inconclusive: 'plateau' is not a rule of this claim (allowed: interval)"]
 
 
 def test_every_claim_states_where_and_what(repo):

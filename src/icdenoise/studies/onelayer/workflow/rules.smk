@@ -215,6 +215,7 @@ ledger_rule(
     dict(
         fig3=rules.summarise_training_runs.output[0],
         bayes=[bayes_path(case) for case in FIG3["cases"]],
+        trained=[trained_scores_path(case) for case in FIG3["cases"]],
         fig4a=rules.summarise_context_sweep.output.sweep,
         fig4a_fit=rules.summarise_context_sweep.output.fit,
         fig4b=rules.evaluate_subspace_shift.output[0],
