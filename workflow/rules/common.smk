@@ -16,6 +16,7 @@ from icdenoise.pipeline.registry import Run
 from icdenoise.pipeline.resources import machine_cores, machine_memory_mb
 from icdenoise.pipeline.sweeps import sweep_points, with_sweep_cases
 from icdenoise.pipeline.user_models import is_user_class, module_file
+from icdenoise.records.registration import run_prefix
 
 WORKFLOW = Path(workflow.basedir) / "workflow"
 CLAIMS_LOCK = Path(workflow.basedir) / "config" / "claims.lock"  # the pre-registered claim definitions

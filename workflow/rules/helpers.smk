@@ -178,6 +178,7 @@ def ledger_rule(study, tables, output, caption, appendix=None):
             claims_module=STUDIES[study].claims_module,
             claims=canonical(config[study]["claims"]),
             settings=canonical(STUDIES[study].claim_settings(config)),
+            registered_as=run_prefix(RUN_NAME, BASE_RUN),
             appendix=appendix or {},
             config_sources=CONFIG_SOURCES,
         ),

@@ -20,7 +20,7 @@ log = start_job(snakemake)
 params = snakemake.params
 claims = importlib.import_module(params.claims_module)
 frames = {name: read_frames(paths) for name, paths in snakemake.input.items() if name not in ("code", "lock")}
-digests = study_digests(params.study, claims.CLAIMS, params.claims, params.settings)
+digests = study_digests(params.study, claims.CLAIMS, params.claims, params.settings, params.registered_as)
 table = ledger(claims.CLAIMS, frames, params.claims, defined_in(Path(snakemake.input.lock).resolve().parents[1], params.study, digests))
 write_job_parquet(table, snakemake.output.table, snakemake)
 appendix = claims.markdown_appendix(**params.appendix) if hasattr(claims, "markdown_appendix") else ""

@@ -4,9 +4,11 @@ the commit that last changed each, and the rule that no commit changes a claim a
 A claim's definition is what its verdict depends on: where and what it states, the source of its
 measure and inconclusive rules (with every function of the same module they call, and the values they
 close over), its config block (source value, comparison, tolerance and why, inconclusive rules, names)
-and the study settings it is measured at (``icdenoise.pipeline.registry.claim_settings``). Its digest
-is a line ``<study>.<claim> <digest>`` of ``config/claims.lock``, computed on config/config.yaml. The
-lock is committed on its own, before the commit that records the results (docs/claims.md).
+and the study settings it is measured at (``icdenoise.pipeline.registry.Study.claim_settings``). Its
+digest is a line ``<study>.<claim> <digest>`` of ``config/claims.lock``, computed on config/config.yaml,
+and ``<run>/<study>.<claim> <digest>`` for each shipped config that names a run of its own (merged over
+config/config.yaml, as Snakemake merges it). The lock is committed on its own, before the commit that
+records the results (docs/claims.md).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from icdenoise.records.claims import Claim
 LOCK = Path("config") / "claims.lock"
 HEADER = (
     "# Pre-registered claims: `<study>.<claim> <digest>` of each claim's definition (statement, measure and rule code,\n"
-    "# config block, and the study settings its verdict depends on) on config/config.yaml. Written by\n"
+    "# config block, and the study settings its verdict depends on) on config/config.yaml; `<run>/<study>.<claim>` on\n"
+    "# each other config/*.yaml that names its own run. Written by\n"
     "# `python scripts/lock_claims.py`; commit it on its own, before the commit that records the results (docs/claims.md).\n"
 )
 UNREGISTERED = "not pre-registered (differs from config/claims.lock)"
@@ -69,10 +72,20 @@ def definition_digest(claim: Claim, spec: dict, settings: dict) -> str:
     return hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
-def study_digests(study: str, registry: dict[str, Claim], claims_config: dict, settings: dict) -> dict[str, str]:
-    """`<study>.<claim>` → digest, for each configured claim, in registry order."""
-    return {f"{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings)
+def run_prefix(run: str, base_run: str) -> str:
+    """The lock keys' prefix of a run: none for the base run (config/config.yaml's), `<run>/` for the others."""
+    return "" if run == base_run else f"{run}/"
+
+
+def study_digests(study: str, registry: dict[str, Claim], claims_config: dict, settings: dict, prefix: str = "") -> dict[str, str]:
+    """`<prefix><study>.<claim>` → digest, for each configured claim, in registry order."""
+    return {f"{prefix}{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings)
             for claim_id, claim in registry.items() if claim_id in claims_config}
+
+
+def key_study(key: str) -> str:
+    """The study of a lock key `[<run>/]<study>.<claim>`."""
+    return key.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def lock_text(digests: dict[str, str]) -> str:
@@ -117,7 +130,7 @@ def defined_in(root: Path, study: str, digests: dict[str, str]) -> dict[str, str
     history = lock_history(root)
     found = {}
     for key, digest in digests.items():
-        claim_id = key.split(".", 1)[1]
+        claim_id = key.rsplit("/", 1)[-1].split(".", 1)[1]
         if locked.get(key) != digest:
             found[claim_id] = UNREGISTERED
         elif history is None:
@@ -134,7 +147,7 @@ def premature_results(commits: list[tuple[str, list[str], list[str], list[str]]]
     that quote its results."""
     problems = []
     for commit, added, removed, files in commits:
-        studies = sorted({line.split()[0].split(".", 1)[0] for line in added + removed if line.strip() and not line.startswith("#")})
+        studies = sorted({key_study(line.split()[0]) for line in added + removed if line.strip() and not line.startswith("#")})
         for study in studies:
             touched = sorted(set(files) & set(results_docs.get(study, ())))
             if touched:

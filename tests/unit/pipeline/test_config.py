@@ -155,7 +155,7 @@ BAD = [
     (lambda c: c["onelayer"]["claims"]["fig4a_power_law"].update(delta=0.2), "onelayer.claims.fig4a_power_law",
      "allowed keys: case, comparison, inconclusive, model, paper_value, tolerance, tolerance_reason, versus"),
     (lambda c: c["mssa"]["claims"]["fig4_delta02_on_theory_line"].update(tolerence=0.1), "mssa.claims.fig4_delta02_on_theory_line",
-     "allowed keys: architecture, comparison, delta, inconclusive, layers, paper_value, phi, plateau, regression_task, tolerance, tolerance_reason, versus_architecture"),
+     "allowed keys: architecture, band, comparison, delta, inconclusive, layers, paper_value, phi, plateau, regression_task, tolerance, tolerance_reason, versus_architecture"),
     (lambda c: c["memory"]["claims"]["zipf_seen_n_exponent_a20"].update(case="gmm"), "memory.claims.zipf_seen_n_exponent_a20",
      "allowed keys: comparison, inconclusive, paper_value, tolerance, tolerance_reason"),
     (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].pop("tolerance_reason"), "alltoken.claims.fig4a_stage1_only_bar",

@@ -1,7 +1,7 @@
 """The explainer's checkable statements ("When Every Token Is Noisy", on Smart et al. 2026):
 where it states each, what it says and how our value is measured. Frames: before_after (x̂* per draw),
 flow (particle positions), variance (particle variance), gaussian (covariance eigenvalues),
-mse_by_n (the Fig. 4(a) bars) and mse_by_depth. Each claim's test is in the config block
+mse_by_n (the Fig. 4(a) bars), mse_by_depth and cross_bandwidth (Stage 2's β_c scan). Each claim's test is in the config block
 `alltoken.claims`, written before the result was seen."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from icdenoise.records.claims import Claim, Frames
+from icdenoise.records.claims import LEVEL, Claim, Frames, Measurement
 
 
 def _bars(frames: Frames, estimator: str) -> pd.DataFrame:
@@ -17,19 +17,42 @@ def _bars(frames: Frames, estimator: str) -> pd.DataFrame:
     return table[table["estimator"] == estimator].set_index("N")["mse_over_sigma2"].sort_index()
 
 
-def _stage1_bar(frames: Frames, spec: dict) -> np.ndarray:
-    return np.array([_bars(frames, "stage1_only").iloc[-1]])
+BOOTSTRAP_DRAWS = 4000
 
 
-def _two_stage_over_bayes(frames: Frames, spec: dict) -> np.ndarray:
-    return np.array([_bars(frames, "two_stage").iloc[-1] / _bars(frames, "bayes").iloc[-1]])
+def _bar_draws(frames: Frames, estimator: str) -> pd.DataFrame:
+    """A parametric bootstrap of the bars: each N's mean over contexts drawn from a t distribution with
+    (contexts − 1) degrees of freedom around it, scaled by its standard error; rows draws, columns N. The
+    estimators share their contexts, so treating them as independent overstates the spread of a ratio."""
+    table = frames["mse_by_n"]
+    rows = table[table["estimator"] == estimator].set_index("N").sort_index()
+    rng = np.random.default_rng(0 if estimator == "bayes" else 1 + sorted(table["estimator"].unique()).index(estimator))
+    noise = rng.standard_t(np.maximum(rows["contexts"].to_numpy() - 1, 1), (BOOTSTRAP_DRAWS, len(rows)))
+    return pd.DataFrame(rows["mse_over_sigma2"].to_numpy() + rows["sem"].to_numpy() * noise, columns=rows.index)
 
 
-def _largest_gap_increase(frames: Frames, spec: dict) -> np.ndarray:
+def _quantiles(draws) -> tuple[float, float]:
+    return tuple(np.quantile(draws, [(1 - LEVEL) / 2, (1 + LEVEL) / 2]))
+
+
+def _stage1_bar(frames: Frames, spec: dict) -> Measurement:
+    """The Stage-1-only bar at the largest N, with the t-interval over its contexts."""
+    bar = _bars(frames, "stage1_only").iloc[-1]
+    return Measurement(np.array([bar]), _quantiles(_bar_draws(frames, "stage1_only").iloc[:, -1]), "t-interval over the contexts")
+
+
+def _two_stage_over_bayes(frames: Frames, spec: dict) -> Measurement:
+    ratio = _bars(frames, "two_stage").iloc[-1] / _bars(frames, "bayes").iloc[-1]
+    draws = _bar_draws(frames, "two_stage").iloc[:, -1] / _bar_draws(frames, "bayes").iloc[:, -1]
+    return Measurement(np.array([ratio]), _quantiles(draws), "parametric bootstrap over the contexts")
+
+
+def _largest_gap_increase(frames: Frames, spec: dict) -> Measurement:
     """The largest change of the relative gap (two-stage − Bayes)/Bayes from one N to the next larger:
     ≤ 0 when every larger N closes the gap."""
     gap = _bars(frames, "two_stage") / _bars(frames, "bayes") - 1
-    return np.array([np.diff(gap.to_numpy()).max()])
+    draws = (_bar_draws(frames, "two_stage") / _bar_draws(frames, "bayes") - 1).diff(axis=1).iloc[:, 1:].max(axis=1)
+    return Measurement(np.array([np.diff(gap.to_numpy()).max()]), _quantiles(draws), "parametric bootstrap over the contexts")
 
 
 def _estimate_at(frames: Frames, depth_key: str) -> np.ndarray:
@@ -121,6 +144,23 @@ def _best_depth_over_theory(frames: Frames, spec: dict) -> np.ndarray:
     return np.array([best["depth"] / best["theory_depth"]])
 
 
+def _best_cross_bandwidth(frames: Frames, spec: dict) -> Measurement:
+    """β_c σ² of the lowest two-stage MSE (mean over contexts) in the Stage-2 scan, with the 95% range of that
+    argmin under a bootstrap over contexts."""
+    curves = frames["cross_bandwidth"].pivot_table(index="context", columns="beta_c_sigma2", values="mse_over_sigma2")
+    rng = np.random.default_rng(0)
+    draws = [curves.iloc[rng.integers(0, len(curves), len(curves))].mean().idxmin() for _ in range(BOOTSTRAP_DRAWS)]
+    return Measurement(np.array([curves.mean().idxmin()]), _quantiles(draws), f"bootstrap over {len(curves)} contexts")
+
+
+def _cross_bandwidth_at_grid_edge(frames: Frames, spec: dict) -> str | None:
+    """Inconclusive rule `grid_edge`: the best β_c is the smallest or largest of the scan."""
+    curve = frames["cross_bandwidth"].groupby("beta_c_sigma2")["mse_over_sigma2"].mean()
+    if curve.idxmin() in (curve.index.min(), curve.index.max()):
+        return f"the best β_c σ² = {curve.idxmin():g} is at the edge of the scan [{curve.index.min():g}, {curve.index.max():g}]"
+    return None
+
+
 CLAIMS: dict[str, Claim] = {
     "fig4a_stage1_only_bar": Claim("Fig. 4(a) chart", "Stage 1 alone performs poorly at MSE/σ² = 1.76 (N = 8000, β = 20, L = 200)", _stage1_bar),
     "fig4a_within_70pc_of_bayes": Claim("Fig. 4(a) text", "At N = 8000 the two-stage estimator reaches within 70% of Bayes-optimal "
@@ -141,6 +181,10 @@ CLAIMS: dict[str, Claim] = {
     "gaussian_converges_at_t_beta": Claim("Theorem 5.1", "For a Gaussian prior Γ converges to Σ₀ at T = T_β (ours: the largest "
                                           "|λ/λ₀ − 1| at T_β per seed)", _covariance_at_t_beta,
                                           rules={"single_beta": _one_beta}),
+    "stage2_beta_c_is_one_over_sigma2": Claim("Stage 2 of the two-stage estimator", "β_c = 1/σ² is derived, not learned: with "
+                                              "Stage 1 fixed at L*, no other cross-attention bandwidth does better (ours: β_c σ² of the "
+                                              "lowest two-stage MSE over a scan)", _best_cross_bandwidth,
+                                              rules={"grid_edge": _cross_bandwidth_at_grid_edge}),
     "depth_l_star_is_best": Claim("Section 'A fixed bandwidth'", "L* ≈ βσ²/(2η) is the right depth (ours: the best depth of the "
                                   "two-stage MSE at the largest N, over L*)", _best_depth_over_theory,
                                   rules={"grid_edge": _best_depth_at_grid_edge}),

@@ -1,5 +1,6 @@
 """The explainer's Fig. 4(a): MSE/σ² of Stage-1-only, Stage-2-only, two-stage and Bayes on a two-mode
-mixture as the number of tokens N grows, and the MSE against depth (L* marked)."""
+mixture as the number of tokens N grows, and the MSE against depth (L* marked); and the Stage-2 bandwidth
+scan: the two-stage MSE against β_c at fixed Stage 1, testing "β_c = 1/σ², derived, not learned"."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import torch
 
 from icdenoise.maths.cases import make_case
 from icdenoise.maths.estimators import closed_form_denoisers
-from icdenoise.studies.alltoken.empirical_bayes import DTYPE, particle_flow, stage_estimates, theory_depth
+from icdenoise.studies.alltoken.empirical_bayes import DTYPE, gaussian_attention, particle_flow, stage_estimates, theory_depth
 
 BAYES = "bayes"
 
@@ -56,3 +57,23 @@ def summarise(per_context: pd.DataFrame, depth: int) -> tuple[pd.DataFrame, pd.D
     order = {name: index for index, name in enumerate(["stage1_only", "stage2_only", "two_stage", BAYES])}
     at_depth = at_depth.sort_values(["N", "estimator"], key=lambda c: c.map(order) if c.name == "estimator" else c)
     return at_depth[["estimator", "N", "L", "mse_over_sigma2", "sem", "contexts", "ratio_to_bayes", *constants]].reset_index(drop=True), by_depth
+
+
+def cross_bandwidth_scan(case_block: dict, block: dict, scan: dict) -> pd.DataFrame:
+    """The two-stage MSE/σ² per context as Stage 2's bandwidth β_c varies, with Stage 1 fixed: the particles of
+    `block` (β, η) at depth `block["depth"]` (the bars' L*) on `scan["contexts"]` contexts of `scan["n_tokens"]`
+    tokens from `scan["seed"]`. Columns N, context, beta_c, beta_c_sigma2 (β_c σ²; the explainer's 1/σ² is 1),
+    mse_over_sigma2."""
+    case = make_case(case_block)
+    prompts = case.sample(scan["contexts"], scan["n_tokens"], scan["seed"])
+    sigma_z_sq = case.corruption.sigma_z_sq
+    clean = torch.as_tensor(prompts.target, dtype=torch.float64)
+    noisy = torch.as_tensor(prompts.context, dtype=DTYPE)
+    (_, particles), = particle_flow(noisy, block["beta"], block["eta"], [block["depth"]])
+    frames = []
+    for ratio in scan["beta_c_sigma2"]:
+        estimate = gaussian_attention(noisy, particles, ratio / sigma_z_sq)
+        mse = ((estimate.double() - clean) ** 2).mean(dim=(1, 2)).numpy() / sigma_z_sq
+        frames.append(pd.DataFrame({"N": scan["n_tokens"], "context": np.arange(scan["contexts"]), "beta_c": ratio / sigma_z_sq,
+                                    "beta_c_sigma2": ratio, "mse_over_sigma2": mse}))
+    return pd.concat(frames, ignore_index=True).assign(depth=block["depth"], beta=block["beta"], eta=block["eta"], sigma_z_sq=sigma_z_sq)

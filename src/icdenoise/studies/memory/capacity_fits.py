@@ -1,12 +1,12 @@
 """Capacity exponents (slide 9): log-log slopes with 95% intervals of the capacity against d for each map
-and memory, and against m·d for the low-rank and MLP memories, next to the slides' rates N ≈ d²
-(injective), N ≈ d (few outputs) and N ≈ m d (low rank, MLP)."""
+and memory, and against m·d for the low-rank and MLP memories (pooled over d, and against m at each d,
+column at_d), next to the slides' rates N ≈ d² (injective), N ≈ d (few outputs) and N ≈ m d (low rank, MLP)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from icdenoise.studies.memory.fits import loglog_slope
+from icdenoise.maths.fits import loglog_slope
 
 SLIDES_SLOPE = {"injective": 2.0, "binary": 1.0, "few": 1.0}
 
@@ -23,4 +23,7 @@ def fit_table(capacities: pd.DataFrame, widths: pd.DataFrame) -> pd.DataFrame:
         rows.append({"map": map_name, "memory": memory, "against": "m·d", "slides_slope": 1.0,
                      "x_min": group["params_md"].min(), "x_max": group["params_md"].max(),
                      **loglog_slope(group["params_md"], group["capacity"])})
+        for d, at_d in group.groupby("d"):
+            rows.append({"map": map_name, "memory": memory, "against": "m", "at_d": d, "slides_slope": 1.0,
+                         "x_min": at_d["m"].min(), "x_max": at_d["m"].max(), **loglog_slope(at_d["m"], at_d["capacity"])})
     return pd.DataFrame(rows)

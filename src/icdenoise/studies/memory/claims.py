@@ -27,7 +27,7 @@ def fitted_slope(memory: str, against: str, map_name: str | None = None):
 
 
 def _fit(rows: pd.DataFrame) -> Measurement:
-    """A fitted slope with its 95% confidence interval (icdenoise.studies.memory.fits)."""
+    """A fitted slope with its 95% confidence interval (icdenoise.maths.fits)."""
     return Measurement(rows["slope"].to_numpy(), (rows["ci_low"].iloc[0], rows["ci_high"].iloc[0]),
                        "95% confidence interval of the least-squares slope")
 
@@ -35,6 +35,17 @@ def _fit(rows: pd.DataFrame) -> Measurement:
 def _capacity_ratio(frames: Frames, numerator: str, denominator: str) -> pd.Series:
     table = frames["capacity"].pivot_table(index=["map", "d", "seed"], columns="memory", values="capacity")
     return (table[numerator] / table[denominator]).dropna()
+
+
+def per_d_slopes(memory: str):
+    """The measure: the fitted exponents of capacity against m at each fixed d (capacity_fit rows against m)."""
+    def measure(frames: Frames, spec: dict) -> np.ndarray:
+        fits = frames["capacity_fit"]
+        rows = fits[(fits["memory"] == memory) & (fits["against"] == "m")]
+        if len(rows) < 2:
+            raise ValueError(f"capacity_fit holds {len(rows)} per-d fits of memory {memory!r}; the claim needs at least 2")
+        return rows.sort_values("at_d")["slope"].to_numpy()
+    return measure
 
 
 def _gradient_over_hebbian(frames: Frames, spec: dict) -> np.ndarray:
@@ -156,13 +167,30 @@ def final_accuracy(layers: int, optimizer: str):
     return measure
 
 
+def _still_falling(frames: Frames, spec: dict, layers: int, optimizer: str) -> str | None:
+    """Inconclusive rule `still_falling`: a run ended at the step budget before its test loss stopped falling
+    (memory.induction.stop), so its last accuracy is not where training leads."""
+    curves = frames["induction"]
+    rows = curves[(curves["layers"] == layers) & (curves["optimizer"] == optimizer)]
+    falling = sorted(rows.loc[~rows["stopped"].astype(bool), "seed"].unique())
+    if falling:
+        return f"the test loss of seed{'s' * (len(falling) > 1)} {', '.join(map(str, falling))} was still falling at the step budget"
+    return None
+
+
+def still_falling(layers: int, optimizer: str):
+    """The rule `still_falling` for the runs of (layers, optimizer)."""
+    return lambda frames, spec: _still_falling(frames, spec, layers, optimizer)
+
+
 def slides_order(optimizer: str):
-    """The measure: per 2-layer seed, 1 if W_OV², W_KQ², W_KQ¹ each reach the probe threshold, in that
-    order with no ties at the recording resolution (induction_order's `matches_slides`), else 0."""
+    """The measure: per 2-layer seed, 1 if W_OV², W_KQ², W_KQ¹ each reach the rank-recall threshold, in that
+    order with no ties at the recording resolution (induction_order's `rank_matches_slides`), else 0. The
+    rank-recall probe resolves the order; the recall probe of W_KQ² moves in steps of 1/K."""
     def measure(frames: Frames, spec: dict) -> np.ndarray:
         order = frames["induction_order"]
         rows = order[(order["layers"] == 2) & (order["optimizer"] == optimizer)]
-        return rows["matches_slides"].astype(float).to_numpy()
+        return rows["rank_matches_slides"].astype(float).to_numpy()
     return measure
 
 
@@ -190,6 +218,8 @@ CLAIMS: dict[str, Claim] = {
                                        _noisy_over_clean_at_largest_d),
     "low_rank_capacity_md": Claim("slide 9", "low rank W₁ᵀW₂, m ≤ d: N ≈ m d (ours: fitted slope of log capacity on log m·d)",
                                   fitted_slope("low_rank", "m·d")),
+    "low_rank_capacity_md_per_d": Claim("slide 9", "low rank W₁ᵀW₂, m ≤ d: N ≈ m d at each d (ours: fitted slope of log capacity "
+                                        "on log m at each fixed d; the interval is over the d's)", per_d_slopes("low_rank")),
     "mlp_capacity_md": Claim("slide 9", "a one-hidden-layer MLP stores N ≈ m d associations for any width m (ours: fitted slope of "
                              "the trained MLP's log capacity on log m·d, M = 2 outputs)", fitted_slope("mlp", "m·d")),
     "gamma_mean": Claim("slide 9", "E[γ_{z,y}] = 1 for y = f*(z) (ours: simulated mean per grid point)", _gamma_means),
@@ -202,12 +232,18 @@ CLAIMS: dict[str, Claim] = {
        for name, (location, statement, measure) in ZIPF_CLAIMS.items() for suffix, alpha in ZIPF_CLAIM_ALPHAS.items()},
     "induction_two_layer_adam_accuracy": Claim("slide 16", "2-layer transformer succeeds: ~99% accuracy on the in-context output "
                                                "predictions (ours: attention-only, frozen random embeddings, synthetic bigrams, Adam; "
-                                               "test accuracy at the last step, per seed)", final_accuracy(2, "adam")),
-    "induction_two_layer_sgd_accuracy": Claim("slide 16", "… the same with SGD (momentum 0.9)", final_accuracy(2, "sgd")),
+                                               "test accuracy at the last step, per seed)", final_accuracy(2, "adam"),
+                                               rules={"still_falling": still_falling(2, "adam")}),
+    "induction_two_layer_sgd_accuracy": Claim("slide 16", "… the same with SGD (momentum 0.9)", final_accuracy(2, "sgd"),
+                                              rules={"still_falling": still_falling(2, "sgd")}),
     "induction_one_layer_adam_accuracy": Claim("slide 16", "1-layer transformer fails: ~55% accuracy on in-context output predictions "
-                                               "(ours: Adam, test accuracy at the last step)", final_accuracy(1, "adam")),
-    "induction_one_layer_sgd_accuracy": Claim("slide 16", "… the same with SGD", final_accuracy(1, "sgd")),
+                                               "(ours: Adam, test accuracy at the last step)", final_accuracy(1, "adam"),
+                                               rules={"still_falling": still_falling(1, "adam")}),
+    "induction_one_layer_sgd_accuracy": Claim("slide 16", "… the same with SGD", final_accuracy(1, "sgd"),
+                                              rules={"still_falling": still_falling(1, "sgd")}),
     "induction_probe_order_adam": Claim("slide 20", "natural learning order W_OV² → W_KQ² → W_KQ¹ (ours: per 2-layer Adam seed, 1 if "
-                                        "the probes first reach the threshold in that order, else 0)", slides_order("adam")),
-    "induction_probe_order_sgd": Claim("slide 20", "… the same with SGD", slides_order("sgd")),
+                                        "the probes first reach the threshold in that order, else 0)", slides_order("adam"),
+                                        rules={"still_falling": still_falling(2, "adam")}),
+    "induction_probe_order_sgd": Claim("slide 20", "… the same with SGD", slides_order("sgd"),
+                                       rules={"still_falling": still_falling(2, "sgd")}),
 }

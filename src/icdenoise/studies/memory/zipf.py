@@ -30,7 +30,7 @@ import torch
 
 from icdenoise.studies.memory.config import zipf_problems
 from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
-from icdenoise.studies.memory.fits import loglog_slope
+from icdenoise.maths.fits import loglog_slope
 
 ESTIMATORS = ("counts", "seen", "threshold")
 INPUTS, OUTPUTS, TARGETS, SAMPLES = 1, 2, 3, 4  # purpose codes in the generator keys

@@ -69,6 +69,13 @@ def problems(config: dict) -> list[str]:
         problems.append(f"onelayer.fig4b.subspace_dims: {max(fig4b['subspace_dims'])} exceeds the case's n")
     if fig4b["seed"] == config["dataset"]["seed"]:
         problems.append("onelayer.fig4b.seed: equals dataset.seed, so the 'fresh' prompts would repeat the dataset (allowed: any other seed)")
+    theorem = study["theorem31"]
+    check_case("onelayer.theorem31.case", theorem["case"], task="sphere")
+    if sum(length >= theorem["fit_from"] for length in theorem["context_lengths"]) < 3:
+        problems.append(f"onelayer.theorem31.fit_from: {theorem['fit_from']} leaves fewer than 3 context lengths for the rate fit "
+                        f"(allowed: at most the third largest of {sorted(theorem['context_lengths'])})")
+    if theorem["seed"] == config["dataset"]["seed"]:
+        problems.append("onelayer.theorem31.seed: equals dataset.seed, so the 'fresh' prompts would repeat the dataset (allowed: any other seed)")
     check_case("onelayer.fig5.case", fig5["case"], task="sphere", n=2)
     if 1 not in fig5["step_counts"]:
         problems.append(f"onelayer.fig5.step_counts: {fig5['step_counts']} must include 1 (the attention step)")

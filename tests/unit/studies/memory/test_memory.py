@@ -11,7 +11,7 @@ from scipy import stats
 from icdenoise.studies.memory import capacity, crosstalk, memories
 from icdenoise.studies.memory.bisection import largest_n_above
 from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
-from icdenoise.studies.memory.fits import loglog_slope
+from icdenoise.maths.fits import loglog_slope
 
 F32 = torch.float32
 

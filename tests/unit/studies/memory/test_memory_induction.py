@@ -14,10 +14,12 @@ from icdenoise.studies.memory.induction import (
     evaluate,
     frozen_embeddings,
     learning_order,
+    loss_stopped_falling,
     make_optimizer,
     output_positions,
     probe_targets,
     probes,
+    rank_recall,
     recall,
     stationary_distribution,
     train_run,
@@ -27,8 +29,8 @@ from icdenoise.studies.memory.induction import (
 F32 = torch.float32
 TINY = {"vocabulary": 16, "triggers": 2, "concentration": 0.5, "length": 24, "d": 32, "layers": [1, 2],
         "optimizers": {"adam": {"learning_rate": 0.02}, "sgd": {"learning_rate": 2.0, "momentum": 0.9}},
-        "steps": 40, "batch": 32, "record_every": 20, "test_sequences": 64, "learned_threshold": 0.9,
-        "seed": 3, "seeds": [0], "device": "cpu"}
+        "steps": 40, "stop": {"window": 1000, "improvement": 0.01}, "batch": 32, "record_every": 20, "test_sequences": 64,
+        "learned_threshold": 0.9, "rank_threshold": 0.99, "seed": 3, "seeds": [0], "device": "cpu"}
 
 
 def test_triggers_are_followed_by_their_sequence_output_and_other_tokens_by_the_bigrams():
@@ -187,6 +189,30 @@ def test_a_short_run_is_deterministic_improves_the_loss_and_depends_on_its_seed(
     assert other["loss"].iloc[0] != first["loss"].iloc[0]  # another init, on the same test set
     one_layer = train_run(dict(TINY, steps=10, record_every=10), 1, "sgd", 0, device)
     assert one_layer[["probe_wov2", "probe_wkq2"]].isna().all().all() and one_layer["probe_wov1"].notna().all()
+    assert not first["stopped"].any()
+    assert first[["rank_wov2", "rank_wkq2", "rank_wkq1"]].notna().all().all() and first["rank_wov1"].isna().all()
+
+
+def test_the_stop_rule_fires_only_when_the_window_stops_lowering_the_loss():
+    stop = {"window": 20, "improvement": 0.01}
+    assert not loss_stopped_falling([3.0, 2.0], [0, 10], stop)  # before the first window
+    assert not loss_stopped_falling([3.0, 2.0, 1.5], [0, 10, 20], stop)  # the window lowered the lowest loss by half
+    assert loss_stopped_falling([3.0, 2.0, 2.995, 2.999], [0, 10, 20, 30], {"window": 20, "improvement": 0.01})
+    assert not loss_stopped_falling([3.0, 2.0, 1.97, 1.975], [0, 10, 20, 30], {"window": 20, "improvement": 0.01})
+    assert loss_stopped_falling([3.0, 2.0, 1.99, 1.985], [0, 10, 20, 30], {"window": 20, "improvement": 0.01})
+    stopped = train_run(dict(TINY, steps=200, stop={"window": 20, "improvement": 1.0}), 2, "adam", 0, torch.device("cpu"))
+    assert stopped["step"].tolist() == [0, 20] and stopped["stopped"].all()  # improvement 1 asks for a loss below 0: stop at once
+
+
+def test_rank_recall_resolves_what_recall_rounds():
+    inputs, outputs = torch.eye(3, 4), torch.eye(4)
+    answers = torch.arange(3)
+    perfect = torch.eye(4)
+    assert rank_recall(perfect, inputs, outputs, answers) == 1.0 and recall(perfect, inputs, outputs, answers) == 1.0
+    second = torch.eye(4)  # the right answer scores 1, one wrong candidate 2: recall 0 for that input, rank recall 2/3
+    second[3, 0] = 2.0
+    assert recall(second, inputs, outputs, answers) == pytest.approx(2 / 3)
+    assert rank_recall(second, inputs, outputs, answers) == pytest.approx((2 / 3 + 1 + 1) / 3)
 
 
 def test_learning_order_reports_first_steps_at_threshold_ties_and_never():
@@ -199,10 +225,15 @@ def test_learning_order_reports_first_steps_at_threshold_ties_and_never():
         "probe_wkq1": [0.0, 0.2, 0.5, 0.91] + [0.0, 0.2, 0.5, 0.6] + [0.0, 0.0, 0.1, 0.0],
         "probe_wov1": [np.nan] * 8 + [0.2, 0.9, 1.0, 1.0],
     })
-    order = learning_order(curves, {"learned_threshold": 0.9}).set_index(["layers", "optimizer"])
+    for name in ("wov2", "wkq2", "wkq1", "wov1"):  # rank probes: W_KQ² passes 0.99 before W_OV² in the adam run
+        curves[f"rank_{name}"] = curves[f"probe_{name}"]
+    curves.loc[(curves["optimizer"] == "adam") & (curves["layers"] == 2), "rank_wkq2"] = [0.5, 0.995, 1.0, 1.0]
+    order = learning_order(curves, {"learned_threshold": 0.9, "rank_threshold": 0.99}).set_index(["layers", "optimizer"])
     adam = order.loc[(2, "adam")]
     assert (adam["learned_wov2"], adam["learned_wkq2"], adam["learned_wkq1"]) == (10, 20, 30)
     assert adam["order"] == "W_OV² → W_KQ² → W_KQ¹" and bool(adam["matches_slides"])
+    assert (adam["rank_learned_wov2"], adam["rank_learned_wkq2"]) == (30, 10) and not bool(adam["rank_matches_slides"])
+    assert adam["rank_order"] == "W_KQ² → W_OV²; never: W_KQ¹"
     sgd = order.loc[(2, "sgd")]
     assert sgd["order"] == "W_OV² = W_KQ²; never: W_KQ¹" and not bool(sgd["matches_slides"])
     one = order.loc[(1, "adam")]

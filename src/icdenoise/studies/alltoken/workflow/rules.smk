@@ -73,6 +73,18 @@ job_rule(
 )
 
 job_rule(
+    "scan_alltoken_cross_bandwidth",
+    "Stage 2's bandwidth: the two-stage MSE/σ² against β_c with Stage 1 fixed at the bars' depth (β_c = 1/σ²?).",
+    "scripts/scan_alltoken_cross_bandwidth.py",
+    "<figures>/alltoken/cross_bandwidth.parquet",
+    params=dict(
+        case=canonical(config["cases"][ALLTOKEN_CASE]),
+        block=canonical(ALLTOKEN["mse"]),
+        scan=canonical(ALLTOKEN["cross_bandwidth"]),
+    ),
+)
+
+job_rule(
     "evaluate_alltoken_learned_depth",
     "The learned-depth network's per-layer β_ℓ, η_ℓ and its test MSE against two-stage and Bayes as N grows.",
     "scripts/evaluate_alltoken_learned_depth.py",
@@ -132,6 +144,7 @@ ledger_rule(
         gaussian=rules.simulate_alltoken_gaussian.output[0],
         mse_by_n=rules.summarise_alltoken_mse.output.bars,
         mse_by_depth=rules.summarise_alltoken_mse.output.by_depth,
+        cross_bandwidth=rules.scan_alltoken_cross_bandwidth.output[0],
     ),
     dict(table="<figures>/alltoken/claims.parquet", text="<figures>/alltoken/claims.md"),
     "report/claims.rst",

@@ -27,6 +27,16 @@ def recall(weight: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, an
     return float((scores.argmax(dim=1) == answers).to(torch.float32).mean())
 
 
+def rank_recall(weight: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, answers: torch.Tensor) -> float:
+    """A probe fine enough to order the probes: per input, the fraction of the wrong candidates that the right
+    answer outscores, averaged over inputs - 1 for the target memory, about 1/2 for a random matrix. With M
+    inputs and M' candidates it moves in steps of 1/(M(M' − 1)), where `recall` moves in steps of 1/M (1/3 for
+    W_KQ² with K = 3 triggers)."""
+    scores = inputs @ weight.T @ outputs.T
+    right = scores.gather(1, answers[:, None])
+    return float(((scores < right).sum(dim=1).to(torch.float32) / (scores.shape[1] - 1)).mean())
+
+
 def probe_targets(embeddings: FrozenEmbeddings, task: TriggerBigrams) -> dict[str, tuple[torch.Tensor, ...]]:
     """The ideal associative memory of each probed matrix, as (inputs, candidate outputs, answers) for `recall`:
     - wov2 (induction head's output): e_k ↦ u_k for every token k that can be an output (support of π_o), among
@@ -48,12 +58,14 @@ def probe_targets(embeddings: FrozenEmbeddings, task: TriggerBigrams) -> dict[st
 
 
 def probes(model: AttentionOnlyTransformer, targets: dict) -> dict[str, float]:
-    """Every probe column: the recall of the model's matrix against its ideal target, NaN where the model does not
-    train that matrix (the 1-layer model has no W_KQ², W_OV²; the 2-layer model's W_OV¹ is frozen)."""
+    """Every probe column: the recall of the model's matrix against its ideal target (probe_*) and its rank recall
+    (rank_*), NaN where the model does not train that matrix (the 1-layer model has no W_KQ², W_OV²; the 2-layer
+    model's W_OV¹ is frozen)."""
     values = {}
     for column, (name, _) in PROBED.items():
         weight = model.trained[name] if name in model.trained else None
         values[column] = float("nan") if weight is None else recall(weight.detach(), *targets[name])
+        values[column.replace("probe_", "rank_")] = float("nan") if weight is None else rank_recall(weight.detach(), *targets[name])
     return values
 
 
@@ -81,23 +93,25 @@ def order_string(learned: dict[str, float]) -> str:
 
 
 def learning_order(curves: pd.DataFrame, block: dict) -> pd.DataFrame:
-    """Per (layers, optimizer, seed) run: the step at which each of its probes is learned (first recorded step
-    with recall ≥ `learned_threshold`; NaN if never), the order string, and whether a 2-layer run shows slide
-    20's order W_OV² < W_KQ² < W_KQ¹ strictly (NA for 1-layer runs)."""
-    threshold = block["learned_threshold"]
+    """Per (layers, optimizer, seed) run, for the recall probes (first recorded step with recall ≥
+    `learned_threshold`) and, with prefix rank_, for the rank-recall probes (≥ `rank_threshold`): the step at which
+    each probe is learned (NaN if never), the order string, and whether a 2-layer run shows slide 20's order
+    W_OV² < W_KQ² < W_KQ¹ strictly (NA for 1-layer runs)."""
     rows = []
     for (layers, optimizer, seed), run in curves.sort_values("step").groupby(["layers", "optimizer", "seed"], sort=True):
-        present = [column for column in PROBED if run[column].notna().any()]
-        learned = {column: learned_step(run["step"], run[column], threshold) for column in present}
-        row = {"layers": layers, "optimizer": optimizer, "seed": seed, "threshold": threshold}
-        row.update({column.replace("probe_", "learned_"): learned.get(column, np.nan) for column in PROBED})
-        row["order"] = order_string(learned)
-        if layers == 2:
-            steps = [learned[column] for column in SLIDES_ORDER]
-            row["matches_slides"] = bool(np.all(np.isfinite(steps)) and steps[0] < steps[1] < steps[2])
-        else:
-            row["matches_slides"] = pd.NA
+        row = {"layers": layers, "optimizer": optimizer, "seed": seed, "threshold": block["learned_threshold"],
+               "rank_threshold": block["rank_threshold"]}
+        for prefix, threshold in (("", block["learned_threshold"]), ("rank_", block["rank_threshold"])):
+            columns = {column: column.replace("probe_", prefix or "probe_") for column in PROBED}
+            present = [column for column in PROBED if run[columns[column]].notna().any()]
+            learned = {column: learned_step(run["step"], run[columns[column]], threshold) for column in present}
+            row.update({prefix + column.replace("probe_", "learned_"): learned.get(column, np.nan) for column in PROBED})
+            row[prefix + "order"] = order_string(learned)
+            steps = [learned.get(column, np.nan) for column in SLIDES_ORDER]
+            row[prefix + "matches_slides"] = (bool(np.all(np.isfinite(steps)) and steps[0] < steps[1] < steps[2])
+                                              if layers == 2 else pd.NA)
         rows.append(row)
     table = pd.DataFrame(rows)
-    table["matches_slides"] = table["matches_slides"].astype("boolean")
+    for column in ("matches_slides", "rank_matches_slides"):
+        table[column] = table[column].astype("boolean")
     return table

@@ -1,4 +1,5 @@
-"""Slide 20's training runs: `steps` updates of the trained matrices with Adam or SGD on fresh batches, the
+"""Slide 20's training runs: updates of the trained matrices with Adam or SGD on fresh batches until the test
+loss stops falling (at most `steps`), the
 loss on the deterministic output tokens only, and a row of test loss, accuracy and probes every
 `record_every` steps."""
 
@@ -39,12 +40,25 @@ def evaluate(model: AttentionOnlyTransformer, test_tokens: torch.Tensor, trigger
     return total_loss / total_count, total_hits / total_count
 
 
+def loss_stopped_falling(losses: list[float], steps: list[int], stop: dict) -> bool:
+    """The stop rule, written before the runs: at a recorded step s ≥ stop['window'], training stops when the
+    lowest test loss recorded in (s − window, s] is not below (1 − stop['improvement']) times the lowest
+    recorded up to s − window."""
+    if steps[-1] < stop["window"]:
+        return False
+    cut = steps[-1] - stop["window"]
+    before = [loss for step, loss in zip(steps, losses) if step <= cut]
+    recent = [loss for step, loss in zip(steps, losses) if step > cut]
+    return bool(before and recent and min(recent) >= (1 - stop["improvement"]) * min(before))
+
+
 def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device) -> pd.DataFrame:
-    """One training run of slide 20's experiment: `block["steps"]` updates of the trained matrices on fresh
-    batches, with the loss on the output tokens after a trigger's second and later occurrences. Every
-    `record_every` steps (and at the last), one row: test loss and accuracy on `test_sequences` sequences drawn
-    from the block's seed, and the probes. The task and embeddings come from `block["seed"]`; the batches and
-    the initial weights from `seed`."""
+    """One training run of slide 20's experiment: updates of the trained matrices on fresh batches, with the loss
+    on the output tokens after a trigger's second and later occurrences, until the test loss stops falling
+    (`loss_stopped_falling` with `block["stop"]`) or `block["steps"]` updates. Every `record_every` steps (and
+    at the last), one row: test loss and accuracy on `test_sequences` sequences drawn from the block's seed, and
+    the probes; every row also says whether the stop rule ended the run (`stopped`). The task and embeddings
+    come from `block["seed"]`; the batches and the initial weights from `seed`."""
     if optimizer not in block["optimizers"]:
         raise ValueError(f"optimizer {optimizer!r} is not configured; configured: {', '.join(block['optimizers'])}")
     task = trigger_bigrams(block)
@@ -56,7 +70,7 @@ def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch
     test_tokens = test_tokens.to(device)
     batches = generator(seed, BATCHES)
     updates = make_optimizer(optimizer, block["optimizers"][optimizer], model.trained.values())
-    rows, train_losses = [], []
+    rows, train_losses, stopped = [], [], False
     for step in range(block["steps"] + 1):
         if step % block["record_every"] == 0 or step == block["steps"]:
             loss, accuracy = evaluate(model, test_tokens, triggers)
@@ -64,7 +78,8 @@ def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch
                          "accuracy": accuracy, "train_loss": float(np.mean(train_losses)) if train_losses else np.nan,
                          **probes(model, targets)})
             train_losses = []
-        if step == block["steps"]:
+            stopped = loss_stopped_falling([row["loss"] for row in rows], [row["step"] for row in rows], block["stop"])
+        if step == block["steps"] or stopped:
             break
         tokens, _ = task.sample(batches, block["batch"], block["length"] + 1)
         loss, _, _ = output_loss_and_hits(model, tokens.to(device), triggers)
@@ -73,6 +88,7 @@ def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch
         updates.step()
         train_losses.append(float(loss.detach()))
     curves = pd.DataFrame(rows)
+    curves["stopped"] = stopped
     for key in ("vocabulary", "triggers", "length", "d"):
         curves[key] = block[key]
     return curves

@@ -91,6 +91,15 @@ job_rule(
 )
 
 job_rule(
+    "evaluate_ideal_softmax_convergence",
+    "Theorem 3.1: the excess MSE of eq. 13 (W_PV = I, W_KQ = I/σ_z²) over Bayes (eq. 6) against L on the same fresh "
+    "prompts, and its fitted rate (App. E: 1/L).",
+    "scripts/evaluate_ideal_softmax_convergence.py",
+    dict(table="<figures>/theorem31.parquet", fit="<figures>/theorem31_fit.parquet"),
+    params=dict(theorem31=canonical(ONELAYER["theorem31"]), case=onelayer_case_block("theorem31")),
+)
+
+job_rule(
     "compare_learned_structure",
     "Figure 8 tables: A, the optimal structures of eq. A.12, learned weights and their cosine similarities.",
     "scripts/compare_learned_structure.py",
@@ -175,6 +184,14 @@ figure_rule(
 )
 figure_rule(
     STUDY,
+    "theorem31",
+    "Theorem 3.1: the excess MSE of ideal softmax attention (eq. 13) over Bayes against L on the sphere, with its rate.",
+    f"{DRAWINGS}.theorem31",
+    named_tables(rules.evaluate_ideal_softmax_convergence.output),
+    "report/theorem31.rst",
+)
+figure_rule(
+    STUDY,
     "fig6",
     "Figure 6: the (β, α) loss landscapes with their marked points.",
     f"{DRAWINGS}.fig6",
@@ -222,6 +239,7 @@ ledger_rule(
         fig5_steps=rules.evaluate_descent_steps.output[0],
         fig6=expand(rules.scan_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"]),
         fig8=rules.compare_learned_structure.output.similarity,
+        theorem31_fit=rules.evaluate_ideal_softmax_convergence.output.fit,
     ),
     dict(table="<figures>/claims.parquet", text="<figures>/claims.md"),
     "report/claims.rst",

@@ -1,6 +1,6 @@
 """Power-law exponents with confidence intervals: ordinary least squares of log y on log x, with the
-t-interval of the slope. The study fits capacities against d (slides: N ≈ d², N ≈ d, N ≈ md) and Zipf
-errors against n and d (slides: n^{−(α−1)/α}, d^{−(α−1)/(2α)}, d^{−α+1})."""
+t-interval of the slope. The memory study fits capacities against d (slides: N ≈ d², N ≈ d, N ≈ md) and
+Zipf errors against n and d; the onelayer study the excess of eq. 13 over Bayes against L (App. E: 1/L)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,92 @@
+"""The measures and inconclusive rules added for citable ledgers, each against a table built by hand or an
+independent computation: Theorem 3.1's excess, the all-token cluster count and Stage-2 scan, the MSSA
+on-line gain and plateau rule, and the per-d low-rank fits."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from icdenoise.maths.cases import make_case
+from icdenoise.maths.estimators import closed_form_denoisers
+from icdenoise.maths.scoring import per_prompt_errors
+from icdenoise.studies.alltoken.claims import _not_specific_to_beta, massive_clusters
+from icdenoise.studies.alltoken.empirical_bayes import DTYPE, particle_flow, stage_estimates
+from icdenoise.studies.alltoken.mse import cross_bandwidth_scan
+from icdenoise.studies.mssa.claims import _depth_too_short, _gain_on_line, _largest_gain, _reference_on_plateau
+from icdenoise.studies.onelayer.convergence import convergence_table, rate_fit
+
+SPHERE = {"task": "sphere", "n": 4, "d": 2, "radius": 1.0, "corruption": {"kind": "query", "sigma_z_sq": 0.1}, "L": 50}
+
+
+def test_the_excess_of_eq13_is_its_extra_mse_over_bayes_on_the_same_prompts():
+    theorem = {"context_lengths": [20, 200], "n_prompts": 3000, "chunk_size": 700, "seed": 5, "fit_from": 20}
+    table = convergence_table(SPHERE, theorem).set_index("L")
+    case = make_case(SPHERE)
+    denoisers = closed_form_denoisers(case)
+    for length in theorem["context_lengths"]:  # the extra MSE, from the targets, equals the exact excess within Monte-Carlo error
+        errors = per_prompt_errors({name: denoisers[name] for name in ("oracle", "ideal_softmax")},
+                                   case.sample(theorem["n_prompts"], length, theorem["seed"]))
+        extra = errors["ideal_softmax"][0] - errors["oracle"][0]
+        assert extra.mean() == pytest.approx(table.loc[length, "excess"], abs=4 * extra.std(ddof=1) / np.sqrt(extra.size))
+        assert errors["oracle"][0].mean() == pytest.approx(table.loc[length, "bayes_mse"], rel=1e-9)
+    assert table.loc[200, "excess"] < table.loc[20, "excess"]
+
+
+def test_the_rate_fit_recovers_a_power_law():
+    table = pd.DataFrame({"L": [100, 300, 1000, 3000], "excess": 5.0 * np.array([100, 300, 1000, 3000.0]) ** -1.0})
+    fit = rate_fit(table, 300).iloc[0]
+    assert fit["slope"] == pytest.approx(-1.0) and fit["points"] == 3 and fit["fit_from"] == 300
+
+
+def test_massive_clusters_count_only_groups_above_the_mass_floor():
+    positions = np.array([-2.0] * 10 + [0.0] + [2.0] * 9)  # 20 particles: 10, 1, 9
+    assert massive_clusters(positions, 0.1, 0.06) == 2 and massive_clusters(positions, 0.1, 0.05) == 3
+    flow = pd.DataFrame({"beta": [1.0] * 20 + [20.0] * 20, "depth": 40, "theory_depth": 40,
+                         "position": np.concatenate([positions, np.linspace(-2, 2, 20)])})
+    spec = {"beta": 20.0, "cluster_gap": 0.1, "mass_floor": 0.1}
+    assert "smaller β" in _not_specific_to_beta({"flow": flow}, spec)  # β = 1 has 2 clusters of mass ≥ 10%, β = 20 none
+    flow.loc[flow["beta"] == 20.0, "position"] = np.repeat([-2.0, -1.0, 1.0, 2.0], 5)
+    assert _not_specific_to_beta({"flow": flow}, spec) is None  # β = 20: 4 clusters, more than β = 1's 2
+
+
+def test_the_stage2_scan_at_one_over_sigma2_is_the_two_stage_estimate():
+    case_block = {"task": "mixture", "n": 1, "centres": [[-1.0], [1.0]], "sigma0_sq": 0.05,
+                  "corruption": {"kind": "all_tokens", "sigma_z_sq": 0.5}, "L": 50}
+    block = {"beta": 20.0, "eta": 0.025, "depth": 30}
+    scan = cross_bandwidth_scan(case_block, block, {"n_tokens": 60, "contexts": 3, "beta_c_sigma2": [0.5, 1.0, 2.0], "seed": 4})
+    case = make_case(case_block)
+    prompts = case.sample(3, 60, 4)
+    noisy = torch.as_tensor(prompts.context, dtype=DTYPE)
+    (_, particles), = particle_flow(noisy, 20.0, 0.025, [30])
+    two_stage = stage_estimates(noisy, particles, 0.5)["two_stage"].double().numpy()
+    expected = ((two_stage - prompts.target) ** 2).mean(axis=(1, 2)) / 0.5
+    np.testing.assert_allclose(scan[scan["beta_c_sigma2"] == 1.0]["mse_over_sigma2"], expected, rtol=1e-6)
+
+
+def _snr(gains, theory_gains):
+    rows = []
+    for seed, (gain, theory) in enumerate(zip(gains, theory_gains)):
+        rows += [{"delta": 0.2, "phi": "thresholded", "seed": seed, "layer": layer, "snr": 2.0 * g, "theory": 2.0 * t}
+                 for layer, (g, t) in enumerate(zip(gain, theory))]
+    return {"snr": pd.DataFrame(rows)}
+
+
+def test_the_gain_on_the_line_stops_at_the_first_layer_off_it_whatever_the_depth():
+    theory = 1.2 ** np.arange(8)
+    leaves = np.concatenate([theory[:5], theory[5:] * 0.5])  # layers 0-4 on the line, then off
+    spec = {"delta": 0.2, "phi": "thresholded", "band": 0.1, "paper_value": 2.0}
+    assert _gain_on_line(_snr([leaves], [theory]), spec) == pytest.approx([1.2 ** 4])
+    assert _gain_on_line(_snr([leaves[:7]], [theory[:7]]), spec) == pytest.approx([1.2 ** 4])  # a shorter run: the same
+    assert _depth_too_short(_snr([leaves], [theory]), spec) is None
+    assert "seed 0" in _depth_too_short(_snr([theory[:3]], [theory[:3]]), spec)  # still on the line, gain 1.44 < 2
+    assert _largest_gain(_snr([leaves], [theory]), spec) == pytest.approx([1.2 ** 4])
+
+
+def test_the_plateau_rule_fires_when_the_reference_model_did_not_learn():
+    rows = [{"task": "sparse", "model": model, "seed": 0, "examples": k, "normalized_mse": error, "d": 4}
+            for model, error in (("mhsa", 0.2), ("transformer", 0.97)) for k in range(8)]
+    spec = {"regression_task": "sparse", "architecture": "mhsa", "versus_architecture": "transformer", "plateau": 0.9}
+    assert "stayed on the plateau" in _reference_on_plateau({"regression": pd.DataFrame(rows)}, spec)
+    learned = pd.DataFrame(rows).assign(normalized_mse=0.3)
+    assert _reference_on_plateau({"regression": learned}, spec) is None
