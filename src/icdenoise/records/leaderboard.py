@@ -11,6 +11,8 @@ import pandas as pd
 from icdenoise.records.claims import built_from, markdown_cell
 
 BAYES_ESTIMATOR = "oracle"  # the Bayes posterior mean with the true task, registered for every task
+ZERO_ESTIMATOR = "zero"  # the zero predictor
+EXACT_BAYES = 1e-9  # a Bayes MSE below this fraction of the zero predictor's is exact up to rounding: a ratio to it ranks nothing
 
 
 def leaderboard_table(closed_forms: pd.DataFrame, trained: pd.DataFrame, cases: dict[str, dict]) -> pd.DataFrame:
@@ -20,7 +22,9 @@ def leaderboard_table(closed_forms: pd.DataFrame, trained: pd.DataFrame, cases: 
     column; cases: each case's config block. Columns: case, task, corruption, L, estimator, kind
     (closed form | trained), n_seeds, mse (mean over seeds), sem (standard error over prompts,
     averaged over seeds), mse_min and mse_max (over seeds), n_prompts, bayes_mse (the case's oracle
-    on the same prompts) and ratio_to_bayes.
+    on the same prompts), ratio_to_bayes (NaN where the Bayes MSE is exact up to rounding, below EXACT_BAYES
+    times the zero predictor's) and gap_to_zero = (mse − Bayes)/(zero − Bayes): 0 for Bayes, 1 for the zero
+    predictor, defined whether or not Bayes is exact.
     """
     closed = closed_forms.assign(kind="closed form", n_seeds=1, mse_min=closed_forms["mse"], mse_max=closed_forms["mse"])
     frames = [closed[["case", "L", "estimator", "kind", "n_seeds", "mse", "sem", "mse_min", "mse_max", "n_prompts"]]]
@@ -31,7 +35,11 @@ def leaderboard_table(closed_forms: pd.DataFrame, trained: pd.DataFrame, cases: 
     table = pd.concat(frames, ignore_index=True)
     bayes = closed_forms[closed_forms["estimator"] == BAYES_ESTIMATOR].set_index("case")["mse"]
     table["bayes_mse"] = table["case"].map(bayes)
-    table["ratio_to_bayes"] = table["mse"] / table["bayes_mse"]
+    zero = closed_forms[closed_forms["estimator"] == ZERO_ESTIMATOR].set_index("case")["mse"]
+    zero_mse = table["case"].map(zero)
+    exact = table["bayes_mse"] < EXACT_BAYES * zero_mse
+    table["ratio_to_bayes"] = (table["mse"] / table["bayes_mse"]).where(~exact)
+    table["gap_to_zero"] = (table["mse"] - table["bayes_mse"]) / (zero_mse - table["bayes_mse"])
     table.insert(1, "task", table["case"].map(lambda case: cases[case]["task"]))
     table.insert(2, "corruption", table["case"].map(lambda case: cases[case]["corruption"]["kind"]))
     order = {case: index for index, case in enumerate(cases)}
@@ -43,15 +51,17 @@ def markdown(table: pd.DataFrame, sources: dict) -> str:
     """One section per case: its denoisers from best to worst."""
     lines = ["# Leaderboard", "",
              "MSE / n on the same fresh prompts per case (never the training data); trained ensembles: mean over seeds "
-             "[min, max]. Ratio: MSE over the case's Bayes posterior mean (`oracle`) on the same prompts. Built by "
-             "`snakemake leaderboard`.", "", built_from(sources), ""]
+             "[min, max]. Ratio: MSE over the case's Bayes posterior mean (`oracle`) on the same prompts (– where Bayes is "
+             "exact up to rounding). Gap: (MSE − Bayes) / (zero predictor − Bayes), 0 for Bayes and 1 for the zero predictor. "
+             "Built by `snakemake leaderboard`.", "", built_from(sources), ""]
     for case, rows in table.groupby("case", sort=False):
         first = rows.iloc[0]
         lines += [f"## {case} ({first['task']} task, {first['corruption']} corruption, L = {first['L']})", "",
-                  "| estimator | kind | MSE / n | ± SEM | ratio to Bayes |", "|---|---|---|---|---|"]
+                  "| estimator | kind | MSE / n | ± SEM | ratio to Bayes | gap to zero |", "|---|---|---|---|---|---|"]
         for row in rows.itertuples():
             spread = f" [{row.mse_min:.4g}, {row.mse_max:.4g}]" if row.n_seeds > 1 else ""
             ratio = f"{row.ratio_to_bayes:.3f}" if np.isfinite(row.ratio_to_bayes) else "–"
-            lines.append(f"| `{markdown_cell(row.estimator)}` | {row.kind} | {row.mse:.4g}{spread} | {row.sem:.2g} | {ratio} |")
+            gap = f"{row.gap_to_zero:.3g}" if np.isfinite(row.gap_to_zero) else "–"
+            lines.append(f"| `{markdown_cell(row.estimator)}` | {row.kind} | {row.mse:.4g}{spread} | {row.sem:.2g} | {ratio} | {gap} |")
         lines.append("")
     return "\n".join(lines)

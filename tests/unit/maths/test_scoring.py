@@ -92,3 +92,8 @@ def test_leaderboard_ranks_each_case_and_divides_by_its_oracle():
     assert table[table["case"] == "b"]["ratio_to_bayes"].tolist() == pytest.approx([1.0, 2.5])
     text = markdown(table, {"run": "paper", "files": [{"file": "c.yaml", "sha256": "0" * 64}], "merged_sha256": "1" * 64})
     assert "## b (gmm task, all_tokens corruption, L = 7)" in text and "0.3 [0.2, 0.4]" in text
+    assert softmax["gap_to_zero"] == pytest.approx((0.3 - 0.1) / (1.0 - 0.1))
+    exact = leaderboard_table(closed.assign(mse=[1e-13, 1.0, 0.2, 0.5]), trained, cases)  # a's Bayes exact to rounding
+    softmax = exact[exact["estimator"] == "softmax"].iloc[0]
+    assert np.isnan(softmax["ratio_to_bayes"]) and softmax["gap_to_zero"] == pytest.approx(0.3, rel=1e-9)
+    assert exact[exact["case"] == "b"]["ratio_to_bayes"].tolist() == pytest.approx([1.0, 2.5])

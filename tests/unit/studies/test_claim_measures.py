@@ -90,3 +90,44 @@ def test_the_plateau_rule_fires_when_the_reference_model_did_not_learn():
     assert "stayed on the plateau" in _reference_on_plateau({"regression": pd.DataFrame(rows)}, spec)
     learned = pd.DataFrame(rows).assign(normalized_mse=0.3)
     assert _reference_on_plateau({"regression": learned}, spec) is None
+
+
+def test_the_d_exponent_is_fitted_per_range_and_a_verdict_that_rests_on_the_range_is_undecided():
+    from icdenoise.studies.memory import zipf
+    from icdenoise.studies.memory.claims import _range_dependent
+
+    block = {"alphas": [2.0], "vocabularies": [300], "outputs": 4, "ds": [64, 128, 256, 512, 1024], "d_for_n_sweep": 64,
+             "n_max": 256, "n_per_octave": 1, "n_for_d_sweep": 100000, "top_k_over_d": [0.25, 2.0], "top_k_per_octave": 2,
+             "n_fit_min": 1, "fit_margin": 2, "seed": 5, "seeds": [0, 1]}
+    bent = {64: 2.0, 128: 1.0, 256: 0.8, 512: 0.64, 1024: 0.512}  # slope −1 from 64 to 128, then log2(0.8) ≈ −0.32
+    rows = [{"alpha": 2.0, "vocabulary": 300, "estimator": "threshold", "sweep": "d", "d": d, "n": 10**5, "seed": seed,
+             "error": error, "stored": 1, "best": False} for d, error in bent.items() for seed in (0, 1)]
+    fits = zipf.fit_table(pd.DataFrame(rows), block).query("estimator == 'threshold' and quantity == 'error'")
+    assert sorted(fits.loc[fits["against"] == "d_range", "x_min"]) == [128, 256]
+    assert fits.loc[fits["x_min"] == 256, "slope"].iloc[0] == pytest.approx(np.log2(0.8))
+    spec = {"alpha": 2.0, "paper_value": -1.0, "comparison": "within_absolute", "tolerance": 0.6}  # full range: slope −0.456
+    assert "d ≥ 64" in _range_dependent({"zipf_fit": fits}, spec, "threshold", "error")  # full range passes, d ≥ 128 fails
+    assert _range_dependent({"zipf_fit": fits}, {**spec, "tolerance": 0.9}, "threshold", "error") is None
+
+
+def test_softmax_gains_count_the_leading_layers_above_snr0():
+    from icdenoise.studies.mssa.snr import softmax_gains
+
+    snr = [1.0, 1.5, 2.5, 1.2, 0.9, 1.1]  # above SNR₀ for layers 1-3, below at layer 4
+    table = pd.DataFrame({"factor": "eta", "value": 0.1, "seed": 0, "layer": range(6), "snr": snr})
+    row = softmax_gains(table).iloc[0]
+    assert (row["layers_above"], row["largest_gain"], row["best_layer"], row["last_gain"]) == (3, 2.5, 2, 1.1)
+    rising = softmax_gains(table.assign(snr=[1.0, 1.1, 1.2, 1.3, 1.4, 1.5])).iloc[0]
+    assert rising["layers_above"] == 5
+
+
+def test_the_gaussian_trend_measures_the_distance_to_sigma0_at_t_beta():
+    from icdenoise.studies.alltoken.gaussian import gaussian_particles, trend_table
+
+    block = {"mean": [0.0, 0.0], "covariance_eigenvalues": [1.0, 0.25], "sigma_z_sq": 0.5, "eta": 0.05, "tokens": 2000,
+             "seed": 3, "seeds": [0], "trend_betas": [0.01, 2.0]}
+    table = trend_table(block).set_index("beta")
+    assert table.loc[0.01, "depth"] == 0 and table.loc[2.0, "depth"] == 10  # T_β = βσ²/2 in steps of η
+    noisy = np.sort(np.linalg.eigvalsh(np.cov(gaussian_particles(block, 0)[0].double().numpy().T)))[::-1]
+    assert table.loc[0.01, "largest_error"] == pytest.approx(np.abs(noisy / np.array([1.0, 0.25]) - 1).max())
+    assert table.loc[2.0, "largest_error"] < table.loc[0.01, "largest_error"]  # the flow removes most of the noise σ²

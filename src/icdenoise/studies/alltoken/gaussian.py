@@ -1,6 +1,7 @@
 """The Gaussian check of Theorem 5.1's flow: particles from a 2-D Gaussian prior N(a, Σ₀) plus noise
 σ²I, the eigenvalues of their covariance across depth against the ODE dΓ/dt = −2Γ(I + βΓ)⁻¹ in
-t = ℓη, with Σ₀ and T_β = βσ²/2 marked."""
+t = ℓη, with Σ₀ and T_β = βσ²/2 marked; and Theorem 5.1's limit as a trend: how far the covariance is from
+Σ₀ at T_β for several β."""
 
 from __future__ import annotations
 
@@ -39,3 +40,21 @@ def gaussian_table(block: dict) -> pd.DataFrame:
                              "ode": ode[component], "prior": prior[component], "t_beta": t_beta,
                              "t_reach": time_to_reach(prior[component] + sigma_z_sq, prior[component], beta)})
     return pd.DataFrame(rows).assign(beta=beta, eta=eta, sigma_z_sq=sigma_z_sq)
+
+
+def trend_table(block: dict) -> pd.DataFrame:
+    """Per β of `trend_betas` and seed: the particles (as in `gaussian_table`) flowed to the depth closest to
+    T_β = βσ²/2 at step η, and the largest |λ/λ₀ − 1| over their covariance's eigenvalues there. Columns beta,
+    seed, depth, t, t_beta, largest_error."""
+    sigma_z_sq, eta = block["sigma_z_sq"], block["eta"]
+    prior = np.sort(np.asarray(block["covariance_eigenvalues"], dtype=float))[::-1]
+    rows = []
+    for beta in block["trend_betas"]:
+        t_beta = beta * sigma_z_sq / 2.0
+        depth = int(round(t_beta / eta))
+        for seed in block["seeds"]:
+            (_, particles), = particle_flow(gaussian_particles(block, seed), beta, eta, [depth])
+            eigenvalues = np.sort(np.linalg.eigvalsh(np.cov(particles[0].double().numpy().T)))[::-1]
+            rows.append({"beta": beta, "seed": seed, "depth": depth, "t": depth * eta, "t_beta": t_beta,
+                         "largest_error": float(np.abs(eigenvalues / prior - 1).max())})
+    return pd.DataFrame(rows)

@@ -88,6 +88,27 @@ def zipf_slope(estimator: str, against: str, quantity: str = "error"):
     return measure
 
 
+def _range_dependent(frames: Frames, spec: dict, estimator: str, quantity: str) -> str | None:
+    """Inconclusive rule `range_dependent`: fitted over d ≥ each larger smallest d (zipf_fit rows against
+    d_range), the slope gives another verdict than over the whole range - the verdict rests on the range."""
+    from icdenoise.records.claims import verdict
+
+    fits = frames["zipf_fit"]
+    rows = fits[(fits["alpha"] == spec["alpha"]) & (fits["estimator"] == estimator) & (fits["quantity"] == quantity)
+                & fits["against"].isin(["d", "d_range"])].sort_values("x_min")
+    rows = rows[np.isfinite(rows["slope"])]
+    verdicts = {row.x_min: verdict(row.slope, spec["paper_value"], spec["comparison"], spec["tolerance"]) for row in rows.itertuples()}
+    if len(set(verdicts.values())) > 1:
+        shown = ", ".join(f"d ≥ {x_min:g}: {slope:.3g}" for x_min, slope in zip(rows["x_min"], rows["slope"]))
+        return f"the verdict changes with the fitted d range ({shown})"
+    return None
+
+
+def range_dependent(estimator: str, quantity: str = "error"):
+    """The rule `range_dependent` for one d fit."""
+    return lambda frames, spec: _range_dependent(frames, spec, estimator, quantity)
+
+
 def _same_as_seen(frames: Frames, spec: dict) -> str | None:
     """Inconclusive rule `same_as_seen`: the threshold memory's n-slope equals that of q = 1{seen} (the
     threshold is s = 1 over the whole range), so it is no independent test of Theorem ③."""
@@ -155,6 +176,10 @@ ZIPF_CLAIMS: dict[str, tuple[str, str, object]] = {
 ZIPF_RULES = {  # claim name → its own inconclusive rules
     "zipf_threshold_n_exponent": {"same_as_seen": _same_as_seen},
     "zipf_seen_d_gg_N": {"all_seen": _every_token_seen},
+    "zipf_counts_d_exponent": {"range_dependent": range_dependent("counts")},
+    "zipf_threshold_d_exponent": {"range_dependent": range_dependent("threshold")},
+    "zipf_optimum_d_exponent": {"range_dependent": range_dependent("top_k")},
+    "zipf_optimum_best_k_exponent": {"range_dependent": range_dependent("top_k", "best_k")},
 }
 
 

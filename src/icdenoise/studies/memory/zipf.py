@@ -282,7 +282,9 @@ def fit_table(tables: pd.DataFrame, block: dict) -> pd.DataFrame:
     Against n (sweep "n", d = d_for_n_sweep): counts, seen and threshold over `fit_range_n`; slides'
     exponent −(α−1)/α; reference_slope is the slope of the closed-form infinite-memory error at the same n.
     Against d (n = n_for_d_sweep, every d): counts (−(α−1)/(2α)), threshold (−(α−1)); top_k: the optimum's
-    error (quantity "error", −(α−1)) and its k*(d) (quantity "best_k", +1: "at most d memories").
+    error (quantity "error", −(α−1)) and its k*(d) (quantity "best_k", +1: "at most d memories"); the same
+    fits over d ≥ x_min for each larger x_min that leaves 3 d's (against "d_range"), to show how the
+    exponent depends on the range.
     Columns: alpha, vocabulary, estimator, quantity, against, d, n, x_min, x_max, slope, ci_low, ci_high,
     intercept, points, slides_exponent, reference_slope."""
     vocabulary = max(block["vocabularies"])
@@ -307,8 +309,12 @@ def fit_table(tables: pd.DataFrame, block: dict) -> pd.DataFrame:
                   ("top_k", "error", best, "error", -(alpha - 1)),
                   ("top_k", "best_k", best, "stored", 1.0)]
         for estimator, quantity, selected, column, rate in d_fits:
-            rows.append({**_fit_row(selected["d"], selected[column], **keys, estimator=estimator, quantity=quantity,
-                                    against="d", d=np.nan, n=np.nan if estimator == "top_k" else float(block["n_for_d_sweep"]),
-                                    x_min=float(min(block["ds"])), x_max=float(max(block["ds"]))),
-                         "slides_exponent": rate, "reference_slope": np.nan})
+            ds = sorted(block["ds"])
+            for d_min in ds[:1] + ds[1:-2]:  # the full range (against d), then without the smallest d's (d_range)
+                used = selected[selected["d"] >= d_min]
+                rows.append({**_fit_row(used["d"], used[column], **keys, estimator=estimator, quantity=quantity,
+                                        against="d" if d_min == min(block["ds"]) else "d_range", d=np.nan,
+                                        n=np.nan if estimator == "top_k" else float(block["n_for_d_sweep"]),
+                                        x_min=float(d_min), x_max=float(max(block["ds"]))),
+                             "slides_exponent": rate, "reference_slope": np.nan})
     return pd.DataFrame(rows)

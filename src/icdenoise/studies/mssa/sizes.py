@@ -38,6 +38,12 @@ def sweep_job(wildcards: dict, config: dict) -> JobEstimate:
     return trajectory_job("sweep_mssa_snr", sweep["depth"], max(snr["n"], snr["K"] * max(sweep["ps"])), snr)
 
 
+def softmax_sweep_job(wildcards: dict, config: dict) -> JobEstimate:
+    snr, sweep = config["mssa"]["snr"], config["mssa"]["softmax_sweep"]
+    largest = {**snr, "tokens": max(snr["tokens"], *sweep["token_counts"])}
+    return trajectory_job("sweep_mssa_softmax", sweep["depth"], max(snr["n"], snr["K"] * max(sweep["ps"])), largest)
+
+
 def regression_job(wildcards: dict, config: dict) -> JobEstimate:
     """The config states the request (`mssa.regression.resources`)."""
     return stated_request("train_mssa_regression", config["mssa"]["regression"]["resources"])
@@ -56,5 +62,6 @@ def scores_job(wildcards: dict, config: dict) -> JobEstimate:
                        STARTUP_SECONDS + seconds)
 
 
-SIZES: dict[str, SizeModel] = {"simulate_mssa_snr": snr_job, "sweep_mssa_snr": sweep_job, "train_mssa_regression": regression_job,
+SIZES: dict[str, SizeModel] = {"simulate_mssa_snr": snr_job, "sweep_mssa_snr": sweep_job, "sweep_mssa_softmax": softmax_sweep_job,
+                               "train_mssa_regression": regression_job,
                                "score_mssa_denoisers": scores_job, "fit_mssa_regression_baselines": light}

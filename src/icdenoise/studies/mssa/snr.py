@@ -112,23 +112,28 @@ def snr_table(block: dict) -> pd.DataFrame:
     return with_theory(pd.concat(frames, ignore_index=True), ["delta", "phi", "seed"])
 
 
-def sweep_table(base: dict, sweep: dict) -> pd.DataFrame:
-    """The regime sweep: from the Fig. 4 setting `base` at δ = sweep.delta, one factor at a time (η, p, δ,
-    φ = sweep.phi), `sweep.depth` layers, one draw per seed. p changes the ambient dimension to n = K p
-    (orthogonal subspaces filling R^n, as in the base setting). Columns factor, value, then as `snr_table`."""
+def one_at_a_time(base: dict, sweep: dict, factors: tuple[tuple[str, str], ...], phi: str) -> pd.DataFrame:
+    """From the Fig. 4 setting `base` at δ = sweep.delta, each (factor, list key of `sweep`) varied alone, `sweep.depth`
+    layers of φ = `phi`, one draw per seed. p changes the ambient dimension to n = K p (orthogonal subspaces filling
+    R^n, as in the base setting). Columns factor, value, then as `snr_table`."""
     setting = {"n": base["n"], "K": base["K"], "p": base["p"], "tokens": base["tokens"], "delta": sweep["delta"], "eta": base["eta"]}
     frames = []
-    for factor, key in (("eta", "etas"), ("p", "ps"), ("delta", "deltas")):
+    for factor, key in factors:
         for value in sweep[key]:
             point = {**setting, factor: value}
             if factor == "p":
                 point["n"] = base["K"] * value
             for draw in sweep["seeds"]:
-                rows = trajectory(point["n"], point["K"], point["p"], point["tokens"], point["delta"], point["eta"], base["tau"],
-                                  sweep["phi"], sweep["depth"], base["seed"], draw)
-                frames.append(rows.assign(factor=factor, value=float(value), delta=point["delta"], phi=sweep["phi"], eta=point["eta"],
+                rows = trajectory(point["n"], point["K"], point["p"], int(point["tokens"]), point["delta"], point["eta"], base["tau"],
+                                  phi, sweep["depth"], base["seed"], draw)
+                frames.append(rows.assign(factor=factor, value=float(value), delta=point["delta"], phi=phi, eta=point["eta"],
                                           tau=base["tau"], seed=draw, p=point["p"], n=point["n"], K=point["K"], tokens=point["tokens"]))
     return with_theory(pd.concat(frames, ignore_index=True), ["factor", "value", "seed"])
+
+
+def sweep_table(base: dict, sweep: dict) -> pd.DataFrame:
+    """The regime sweep of Theorem 3.1: η, p and δ one at a time with φ = sweep.phi (`one_at_a_time`)."""
+    return one_at_a_time(base, sweep, (("eta", "etas"), ("p", "ps"), ("delta", "deltas")), sweep["phi"])
 
 
 def departures(sweep: pd.DataFrame, tolerance: float) -> pd.DataFrame:
@@ -153,4 +158,23 @@ def departures(sweep: pd.DataFrame, tolerance: float) -> pd.DataFrame:
                        own_self=first["own_self"], noise_self=first["noise_self"], leakage=first["leakage"],
                        max_leakage_before=float(before["leakage"].max()) if len(before) else np.nan)
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def softmax_sweep_table(base: dict, sweep: dict) -> pd.DataFrame:
+    """Plain softmax φ (eq. 4 without the threshold): η, p and the number of tokens N one at a time (`one_at_a_time`)."""
+    return one_at_a_time(base, sweep, (("eta", "etas"), ("p", "ps"), ("tokens", "token_counts")), "softmax")
+
+
+def softmax_gains(table: pd.DataFrame) -> pd.DataFrame:
+    """Per sweep point and seed of `softmax_sweep_table`: layers_above (the leading layers ℓ ≥ 1 whose SNR stays
+    above SNR₀; the depth when all do), the largest gain SNR_ℓ/SNR₀, the layer it is reached at, and the gain at
+    the last layer."""
+    rows = []
+    for (factor, value, seed), mine in table.groupby(["factor", "value", "seed"]):
+        gain = (mine.sort_values("layer")["snr"] / mine.sort_values("layer")["snr"].iloc[0]).to_numpy()
+        below = np.flatnonzero(gain[1:] <= 1.0)
+        rows.append({"factor": factor, "value": value, "seed": seed, "depth": gain.size - 1,
+                     "layers_above": int(below[0]) if below.size else gain.size - 1, "largest_gain": float(gain.max()),
+                     "best_layer": int(gain.argmax()), "last_gain": float(gain[-1])})
     return pd.DataFrame(rows)

@@ -27,7 +27,7 @@ from icdenoise.studies.memory.induction import (
 )
 
 F32 = torch.float32
-TINY = {"vocabulary": 16, "triggers": 2, "concentration": 0.5, "length": 24, "d": 32, "layers": [1, 2],
+TINY = {"vocabulary": 16, "triggers": 2, "concentration": 0.5, "outputs_from": "uniform", "length": 24, "d": 32, "layers": [1, 2],
         "optimizers": {"adam": {"learning_rate": 0.02}, "sgd": {"learning_rate": 2.0, "momentum": 0.9}},
         "steps": 40, "stop": {"window": 1000, "improvement": 0.01}, "batch": 32, "record_every": 20, "test_sequences": 64,
         "learned_threshold": 0.9, "rank_threshold": 0.99, "seed": 3, "seeds": [0], "device": "cpu"}
@@ -58,6 +58,23 @@ def test_triggers_are_followed_by_their_sequence_output_and_other_tokens_by_the_
     assert np.all(np.abs(first - 4000 * initial) < 5 * np.sqrt(4000 * initial * (1 - initial)) + 1)
     output_counts = np.bincount(outputs[:, 0].numpy(), minlength=6)[task.outputs.numpy()]
     assert np.all(np.abs(output_counts - 800) < 5 * np.sqrt(4000 * 0.2 * 0.8))
+
+
+def test_bigram_outputs_follow_the_triggers_bigram_row_over_the_non_triggers():
+    """The slides' o_k ~ π_b(·|q_k): the outputs' frequencies match the trigger's row of π_b restricted to the
+    non-triggers and renormalised (binomial 5σ, a fixed draw), and a trigger is never an output."""
+    block = dict(TINY, vocabulary=6, triggers=2, concentration=1.0, outputs_from="bigram")
+    task = trigger_bigrams(block)
+    _, outputs = task.sample(generator(12), 4000, 5)
+    for k, trigger in enumerate(task.triggers.tolist()):
+        row = task.transitions.numpy()[trigger, task.outputs.numpy()]
+        expected = 4000 * row / row.sum()
+        counts = np.bincount(outputs[:, k].numpy(), minlength=6)
+        assert counts[task.triggers.numpy()].sum() == 0
+        spread = np.sqrt(expected * (1 - row / row.sum())) + 1
+        assert np.all(np.abs(counts[task.outputs.numpy()] - expected) < 5 * spread)
+    with pytest.raises(ValueError, match="uniform, bigram"):
+        trigger_bigrams(dict(block, outputs_from="zipf"))
 
 
 def test_pi_1_is_stationary_and_the_triggers_are_its_most_frequent_tokens():

@@ -42,9 +42,10 @@ job_rule(
 
 job_rule(
     "simulate_alltoken_gaussian",
-    "Covariance eigenvalues of particles from a Gaussian prior against the Γ ODE of Theorem 5.1.",
+    "Covariance eigenvalues of particles from a Gaussian prior against the Γ ODE of Theorem 5.1, and their distance to "
+    "Σ₀ at T_β for several β.",
     "scripts/simulate_alltoken_gaussian.py",
-    "<results>/alltoken/gaussian.parquet",
+    dict(table="<results>/alltoken/gaussian.parquet", trend="<figures>/alltoken/gaussian_trend.parquet"),
     params=dict(block=canonical(ALLTOKEN["gaussian"])),
 )
 
@@ -116,7 +117,7 @@ FIGURES = {  # figure → (what it shows, its tables)
     "variance": ("The particles' variance against τ = ℓη/β.", named_tables(rules.simulate_alltoken_variance.output)),
     "gaussian": (
         "Covariance eigenvalues against the Γ ODE of Theorem 5.1.",
-        named_tables(rules.simulate_alltoken_gaussian.output),
+        dict(gaussian=rules.simulate_alltoken_gaussian.output.table),
     ),
     "mse_by_n": (
         "Fig. 4(a): MSE/σ² of each estimator by N, and against depth.",
@@ -141,7 +142,8 @@ ledger_rule(
         before_after=rules.simulate_alltoken_before_after.output.estimates,
         flow=rules.simulate_alltoken_particle_flow.output[0],
         variance=rules.simulate_alltoken_variance.output[0],
-        gaussian=rules.simulate_alltoken_gaussian.output[0],
+        gaussian=rules.simulate_alltoken_gaussian.output.table,
+        gaussian_trend=rules.simulate_alltoken_gaussian.output.trend,
         mse_by_n=rules.summarise_alltoken_mse.output.bars,
         mse_by_depth=rules.summarise_alltoken_mse.output.by_depth,
         cross_bandwidth=rules.scan_alltoken_cross_bandwidth.output[0],

@@ -21,12 +21,15 @@ class TriggerBigrams:
     Our choices: π_b has i.i.d. Dirichlet(concentration) rows; π_1 is π_b's stationary distribution (the
     unigram, as Birth of a transformer takes π_1); the triggers are the K most frequent tokens under π_1 (Birth
     of a transformer draws them among frequent tokens); π_o is uniform over the non-trigger tokens, so no
-    trigger maps to a trigger and no sequence is trapped in a deterministic loop."""
+    trigger maps to a trigger and no sequence is trapped in a deterministic loop. With `output_rows` (the
+    slides' o_k ~ π_o(·|q_k) with π_o = π_b), o_k is drawn from π_b(·|q_k) restricted to the non-trigger
+    tokens and renormalised."""
 
     transitions: torch.Tensor  # (N, N) float64; row i is π_b(·|i)
     initial: torch.Tensor      # (N,) float64; π_1
     triggers: torch.Tensor     # (K,) int64; q_1..q_K
     outputs: torch.Tensor      # (N − K,) int64; the support of π_o
+    output_rows: torch.Tensor | None = None  # (K, N − K) float64: π_o(·|q_k) over `outputs`; None: uniform
 
     @property
     def vocabulary(self) -> int:
@@ -36,7 +39,10 @@ class TriggerBigrams:
         """`sequences` sequences of `length` tokens, as a (sequences, length) int64 tensor, and their outputs
         o_1..o_K as a (sequences, K) int64 tensor. Draws by inverse CDF from one block of uniforms."""
         triggers = self.triggers
-        outputs = self.outputs[torch.randint(len(self.outputs), (sequences, len(triggers)), generator=rng)]
+        if self.output_rows is None:
+            outputs = self.outputs[torch.randint(len(self.outputs), (sequences, len(triggers)), generator=rng)]
+        else:
+            outputs = self.outputs[torch.multinomial(self.output_rows, sequences, replacement=True, generator=rng).T]
         uniforms = torch.rand(length, sequences, generator=rng, dtype=torch.float64)  # row t: one per sequence
         forced = torch.full((sequences, self.vocabulary), -1, dtype=torch.int64)
         forced[:, triggers] = outputs  # forced[b, i] = o_k if i = q_k, else −1
@@ -70,8 +76,14 @@ def trigger_bigrams(block: dict) -> TriggerBigrams:
     initial = stationary_distribution(transitions)
     triggers = np.sort(np.argsort(-initial, kind="stable")[:trigger_count])
     outputs = np.setdiff1d(np.arange(vocabulary), triggers)
+    output_rows = None
+    if block["outputs_from"] == "bigram":
+        rows = transitions[np.ix_(triggers, outputs)]
+        output_rows = torch.from_numpy(rows / rows.sum(axis=1, keepdims=True))
+    elif block["outputs_from"] != "uniform":
+        raise ValueError(f"outputs_from {block['outputs_from']!r}; allowed: uniform, bigram")
     return TriggerBigrams(torch.from_numpy(transitions), torch.from_numpy(initial), torch.from_numpy(triggers),
-                          torch.from_numpy(outputs))
+                          torch.from_numpy(outputs), output_rows)
 
 
 def output_positions(tokens: torch.Tensor, triggers: torch.Tensor) -> torch.Tensor:

@@ -30,6 +30,14 @@ job_rule(
     params=dict(base=canonical(MSSA["snr"]), sweep=canonical(MSSA["sweep"])),
 )
 
+job_rule(
+    "sweep_mssa_softmax",
+    "Plain softmax φ: η, p and N one at a time, the SNR per layer and how many layers keep it above SNR₀.",
+    "scripts/sweep_mssa_softmax.py",
+    dict(layers="<results>/mssa/softmax_sweep.parquet", gains="<figures>/mssa/softmax_sweep.parquet"),
+    params=dict(base=canonical(MSSA["snr"]), sweep=canonical(MSSA["softmax_sweep"])),
+)
+
 RUN = "<results>/mssa/regression/{regression_task}/{architecture}/seed{training_seed}"
 job_rule(
     "train_mssa_regression",
@@ -78,6 +86,10 @@ FIGURES = {  # figure → (what it shows, its tables)
     "sweep": (
         "Where Theorem 3.1 holds: the per-layer SNR ratio and the attention leakage, sweeping η, p and δ.",
         dict(sweep=rules.sweep_mssa_snr.output.layers, departures=rules.sweep_mssa_snr.output.departures),
+    ),
+    "softmax_sweep": (
+        "Plain softmax φ: the SNR gain per layer and how long it stays above SNR₀, sweeping η, p and N.",
+        named_tables(rules.sweep_mssa_softmax.output),
     ),
     "regression": (
         "Fig. 6 (scaled): in-context linear and sparse regression.",
