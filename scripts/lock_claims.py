@@ -19,7 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from icdenoise.pipeline.config import load_yaml, validate_config  # noqa: E402
-from icdenoise.records.registration import LOCK, lock_text, read_lock, run_prefix, study_digests  # noqa: E402
+from icdenoise.pipeline.named_runs import run_prefix  # noqa: E402
+from icdenoise.records.registration import LOCK, lock_text, read_lock, study_digests  # noqa: E402
 
 
 def run_digests(config: dict, prefix: str) -> dict[str, str]:

@@ -11,12 +11,18 @@ from snakemake.logging import logger
 from icdenoise.pipeline import warmstart
 from icdenoise.pipeline.codedeps import import_groups, imported_modules, track_package, use_disk_cache
 from icdenoise.pipeline.config import all_runs, config_sources, validate_config
-from icdenoise.pipeline.named_runs import path_variables, run_root, save_config, saved_config_path, unnamed_changes
+from icdenoise.pipeline.named_runs import (
+    path_variables,
+    run_prefix,
+    run_root,
+    save_config,
+    saved_config_path,
+    unnamed_changes,
+)
 from icdenoise.pipeline.registry import Run
 from icdenoise.pipeline.resources import machine_cores, machine_memory_mb
 from icdenoise.pipeline.sweeps import sweep_points, with_sweep_cases
 from icdenoise.pipeline.user_models import is_user_class, module_file
-from icdenoise.records.registration import run_prefix
 
 WORKFLOW = Path(workflow.basedir) / "workflow"
 CLAIMS_LOCK = Path(workflow.basedir) / "config" / "claims.lock"  # the pre-registered claim definitions

@@ -89,3 +89,9 @@ def unnamed_changes(config: dict, base: dict) -> list[str]:
     if config.get("run") != base.get("run"):
         return []
     return [key for key in dict.fromkeys([*base, *config]) if config.get(key) != base.get(key)]
+
+
+def run_prefix(run: str, base_run: str) -> str:
+    """The prefix of a run's lines in config/claims.lock (icdenoise.records.registration): none for the base
+    run (config/config.yaml's), `<run>/` for the others."""
+    return "" if run == base_run else f"{run}/"

@@ -72,11 +72,6 @@ def definition_digest(claim: Claim, spec: dict, settings: dict) -> str:
     return hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
-def run_prefix(run: str, base_run: str) -> str:
-    """The lock keys' prefix of a run: none for the base run (config/config.yaml's), `<run>/` for the others."""
-    return "" if run == base_run else f"{run}/"
-
-
 def study_digests(study: str, registry: dict[str, Claim], claims_config: dict, settings: dict, prefix: str = "") -> dict[str, str]:
     """`<prefix><study>.<claim>` → digest, for each configured claim, in registry order."""
     return {f"{prefix}{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings)
