@@ -25,7 +25,8 @@ from icdenoise.pipeline.sweeps import sweep_points, with_sweep_cases
 from icdenoise.pipeline.user_models import is_user_class, module_file
 
 WORKFLOW = Path(workflow.basedir) / "workflow"
-CLAIMS_LOCK = Path(workflow.basedir) / "config" / "claims.lock"  # the pre-registered claim definitions
+# The pre-registered claim definitions, relative to the working directory: a copied workflow keeps its ledgers.
+CLAIMS_LOCK = os.path.relpath(Path(workflow.basedir) / "config" / "claims.lock")
 STUDIES = validate_config(  # name → icdenoise.pipeline.registry.Study, in the config's order
     config,
     WORKFLOW / "schemas",

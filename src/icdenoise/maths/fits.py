@@ -30,3 +30,11 @@ def loglog_slope(x, y, level: float = 0.95) -> dict:
     half_width = float(stats.t.ppf(0.5 + level / 2, dof)) * standard_error
     return {"slope": slope, "ci_low": slope - half_width, "ci_high": slope + half_width, "intercept": intercept,
             "points": int(x.size)}
+
+
+def loglog_slope_where_defined(x, y) -> dict:
+    """`loglog_slope`, or NaN slope and interval where the points are too few (fewer than 3, or one distinct x)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size >= 3 and np.unique(x).size >= 2:
+        return loglog_slope(x, y)
+    return {"slope": np.nan, "ci_low": np.nan, "ci_high": np.nan, "intercept": np.nan, "points": int(x.size)}

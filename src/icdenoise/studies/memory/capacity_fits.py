@@ -1,12 +1,12 @@
 """Capacity exponents (slide 9): log-log slopes with 95% intervals of the capacity against d for each map
 and memory, and against m·d for the low-rank and MLP memories (pooled over d, and against m at each d,
-column at_d), next to the slides' rates N ≈ d² (injective), N ≈ d (few outputs) and N ≈ m d (low rank, MLP)."""
+column at_d; NaN where a d has too few points), next to the slides' rates N ≈ d² (injective), N ≈ d (few outputs) and N ≈ m d (low rank, MLP)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from icdenoise.maths.fits import loglog_slope
+from icdenoise.maths.fits import loglog_slope, loglog_slope_where_defined
 
 SLIDES_SLOPE = {"injective": 2.0, "binary": 1.0, "few": 1.0}
 
@@ -25,5 +25,6 @@ def fit_table(capacities: pd.DataFrame, widths: pd.DataFrame) -> pd.DataFrame:
                      **loglog_slope(group["params_md"], group["capacity"])})
         for d, at_d in group.groupby("d"):
             rows.append({"map": map_name, "memory": memory, "against": "m", "at_d": d, "slides_slope": 1.0,
-                         "x_min": at_d["m"].min(), "x_max": at_d["m"].max(), **loglog_slope(at_d["m"], at_d["capacity"])})
+                         "x_min": at_d["m"].min(), "x_max": at_d["m"].max(),
+                         **loglog_slope_where_defined(at_d["m"], at_d["capacity"])})
     return pd.DataFrame(rows)

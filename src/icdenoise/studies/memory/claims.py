@@ -38,12 +38,13 @@ def _capacity_ratio(frames: Frames, numerator: str, denominator: str) -> pd.Seri
 
 
 def per_d_slopes(memory: str):
-    """The measure: the fitted exponents of capacity against m at each fixed d (capacity_fit rows against m)."""
+    """The measure: the fitted exponents of capacity against m at each fixed d where one was fitted (capacity_fit
+    rows against m with a finite slope)."""
     def measure(frames: Frames, spec: dict) -> np.ndarray:
         fits = frames["capacity_fit"]
-        rows = fits[(fits["memory"] == memory) & (fits["against"] == "m")]
-        if len(rows) < 2:
-            raise ValueError(f"capacity_fit holds {len(rows)} per-d fits of memory {memory!r}; the claim needs at least 2")
+        rows = fits[(fits["memory"] == memory) & (fits["against"] == "m") & np.isfinite(fits["slope"])]
+        if rows.empty:
+            raise ValueError(f"capacity_fit holds no per-d fit of memory {memory!r}: each d needs 3 points at 2 widths")
         return rows.sort_values("at_d")["slope"].to_numpy()
     return measure
 

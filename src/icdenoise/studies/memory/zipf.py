@@ -30,7 +30,7 @@ import torch
 
 from icdenoise.studies.memory.config import zipf_problems
 from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
-from icdenoise.maths.fits import loglog_slope
+from icdenoise.maths.fits import loglog_slope_where_defined
 
 ESTIMATORS = ("counts", "seen", "threshold")
 INPUTS, OUTPUTS, TARGETS, SAMPLES = 1, 2, 3, 4  # purpose codes in the generator keys
@@ -268,12 +268,7 @@ def scaling_table(block: dict, alpha: float) -> pd.DataFrame:
 
 def _fit_row(x, y, **keys) -> dict:
     """A loglog_slope row, or NaN slope when the range holds fewer than 3 points at 2 distinct x."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.size >= 3 and np.unique(x).size >= 2:
-        fit = loglog_slope(x, y)
-    else:
-        fit = {"slope": np.nan, "ci_low": np.nan, "ci_high": np.nan, "intercept": np.nan, "points": int(x.size)}
-    return {**keys, **fit}
+    return {**keys, **loglog_slope_where_defined(x, y)}
 
 
 def fit_table(tables: pd.DataFrame, block: dict) -> pd.DataFrame:
