@@ -31,7 +31,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from floor import compute_floor_seconds, job_counts, job_floor_seconds, probe_machine, training_work  # noqa: E402
+from floor import MachineRates, compute_floor_seconds, job_counts, job_floor_seconds, probe_machine, training_work  # noqa: E402
 
 from icdenoise.pipeline.cluster import stalled_slurm_warning  # noqa: E402
 from icdenoise.pipeline.joblog import job_of  # noqa: E402
@@ -82,14 +82,16 @@ def report(checkout: Path, walls: list[float], per_job: dict[str, list[float]], 
         print(f"| {job} | {statistics.median(per_job[job]):.2f} |")
 
 
-def merged_config(checkout: Path, configfile: str | None) -> dict:
-    """config/config.yaml, with --configfile's keys merged over it as Snakemake merges them."""
+def merged_config(checkout: Path, configfiles: list) -> dict:
+    """config/config.yaml, with each of `configfiles`' keys merged over it in turn, as Snakemake merges them."""
     def merge(base: dict, override: dict) -> dict:
         return {**base, **{key: merge(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) else value
                            for key, value in override.items()}}
 
     config = yaml.safe_load((checkout / "config" / "config.yaml").read_text())
-    return merge(config, yaml.safe_load(Path(configfile).read_text())) if configfile else config
+    for configfile in configfiles:
+        config = merge(config, yaml.safe_load(Path(configfile).read_text()))
+    return config
 
 
 def training_run(job: str) -> tuple[str, int, str] | None:
@@ -98,16 +100,16 @@ def training_run(job: str) -> tuple[str, int, str] | None:
     return (wildcards["case"], int(wildcards["L"]), wildcards["model"]) if rule == "train_ensemble" else None
 
 
-def report_floors(checkout: Path, per_job: dict[str, list[float]], config: dict) -> None:
-    """Every training job's median time against its floor on this machine's core (scripts/floor.py)."""
-    rates = probe_machine()
-    print(f"\n### Training jobs against the floor of one core of this machine\n\n"
+def report_floors(per_job: dict[str, list[float]], config: dict, rates: MachineRates, where: str = "one core of this machine") -> None:
+    """Every training job's median time against its floor at `rates` (scripts/floor.py: `probe_machine`
+    for one core, `probe_cuda` for a GPU)."""
+    print(f"\n### Training jobs against the floor of {where}\n\n"
           f"probe: float32 GEMM {rates.gemm_flops_per_second / 1e9:.1f} GFLOP/s, read bandwidth "
-          f"{rates.read_bytes_per_second / 1e9:.1f} GB/s (one thread); a fresh interpreter importing torch, "
-          f"pandas and pyarrow: {rates.start_seconds:.2f} s\n\nfloor = start + steps and records at the roofline "
-          f"(scripts/floor.py); job = the median of the rule's benchmark: file\n")
-    print("| job | steps | records | MFLOP/step | MB/step | MFLOP/record | MB/record | compute floor s | floor s | job s | job/floor |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|")
+          f"{rates.read_bytes_per_second / 1e9:.1f} GB/s, kernel launch {rates.launch_seconds * 1e6:.1f} µs; a fresh "
+          f"interpreter importing torch, pandas and pyarrow: {rates.start_seconds:.2f} s\n\nfloor = start + steps and "
+          f"records at the roofline (scripts/floor.py); job = the median of the rule's benchmark: file\n")
+    print("| job | steps | records | MFLOP/step | MB/step | MFLOP/record | MB/record | compute floor s | floor s | job s | job/floor | "
+          "job/compute floor |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
     dataset, training = config["dataset"], config["training"]
     runs = {job: run for job in per_job if (run := training_run(job))}
     for job in sorted(runs):
@@ -116,14 +118,14 @@ def report_floors(checkout: Path, per_job: dict[str, list[float]], config: dict)
                              len(training["seeds"]), training["batch_size"], dataset["n_prompts"])
         seconds = statistics.median(per_job[job])
         if work is None:
-            print(f"| {job} | | | | | | | not modelled | | {seconds:.1f} | |")
+            print(f"| {job} | | | | | | | not modelled | | {seconds:.1f} | | |")
             continue
         steps, records = job_counts(training["epochs"][case], dataset["n_train"], training["batch_size"], training["record_every"])
         compute = compute_floor_seconds(work, steps, records, rates)
         floor = job_floor_seconds(work, steps, records, rates)
         print(f"| {job} | {steps} | {records} | {work.step_flops / 1e6:.1f} | {work.step_bytes / 1e6:.2f} | "
-              f"{work.record_flops / 1e6:.1f} | {work.record_bytes / 1e6:.2f} | {compute:.2f} | {floor:.2f} | {seconds:.1f} | "
-              f"{seconds / floor:.1f} |")
+              f"{work.record_flops / 1e6:.1f} | {work.record_bytes / 1e6:.2f} | {compute:.3g} | {floor:.3g} | {seconds:.1f} | "
+              f"{seconds / floor:.1f} | {seconds / compute:.0f} |")
 
 
 def main() -> None:
@@ -155,7 +157,7 @@ def main() -> None:
     for checkout in checkouts:
         report(checkout, walls[checkout], per_job[checkout], args.cores, args.target)
         if args.floor:
-            report_floors(checkout, per_job[checkout], merged_config(checkout, args.configfile))
+            report_floors(per_job[checkout], merged_config(checkout, [args.configfile] if args.configfile else []), probe_machine())
     if len(checkouts) > 1:
         first = statistics.median(walls[checkouts[0]])
         print("\n" + "\n".join(f"median of {checkout} / median of {checkouts[0]}: {statistics.median(walls[checkout]) / first:.3f}"

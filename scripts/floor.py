@@ -47,10 +47,12 @@ class MachineRates:
     gemm_flops_per_second: float
     read_bytes_per_second: float
     start_seconds: float = 0.0
+    launch_seconds: float = 0.0
 
     def seconds(self, flops: float, moved_bytes: float) -> float:
-        """The roofline floor of one unit of work: it is bound by compute or by memory, whichever is slower."""
-        return max(flops / self.gemm_flops_per_second, moved_bytes / self.read_bytes_per_second)
+        """The roofline floor of one unit of work: it is bound by compute or by memory, whichever is slower,
+        and on a GPU it takes at least one kernel launch (`launch_seconds`; 0 on the CPU)."""
+        return max(flops / self.gemm_flops_per_second, moved_bytes / self.read_bytes_per_second, self.launch_seconds)
 
 
 def training_work(architecture: str, n: int, length: int, seeds: int, batch_size: int, n_prompts: int) -> Work | None:
@@ -124,3 +126,43 @@ def probe_machine(gemm_size: int = 1024, read_megabytes: int = 512, repeats: int
                                repeats)
     return MachineRates(gemm_flops_per_second=2 * gemm_size**3 / gemm_seconds,
                         read_bytes_per_second=values.numel() * FLOAT32_BYTES / read_seconds, start_seconds=start_seconds)
+
+
+def probe_cuda(gemm_size: int = 8192, read_megabytes: int = 4096, launches: int = 1000, repeats: int = 5) -> MachineRates:
+    """Measure the CUDA GPU as training uses it: a float32 (gemm_size)² GEMM with TF32 off
+    (`runtime.use_full_float32_precision`), a sum over a float32 array far larger than its L2 cache, the
+    mean time of `launches` back-to-back one-element kernels, and a fresh interpreter importing torch,
+    pandas and pyarrow and initialising CUDA (the best of `repeats` runs of each, synchronised)."""
+    import subprocess
+    import sys
+
+    import torch
+
+    from icdenoise.maths.runtime import use_full_float32_precision
+
+    use_full_float32_precision()
+
+    def synchronised(operation):
+        def run():
+            operation()
+            torch.cuda.synchronize()
+        return run
+
+    a = torch.rand(gemm_size, gemm_size, device="cuda")
+    b = torch.rand(gemm_size, gemm_size, device="cuda")
+    gemm_seconds = _best_time(synchronised(lambda: a @ b), repeats)
+    values = torch.rand(read_megabytes * 2**20 // FLOAT32_BYTES, device="cuda")
+    read_seconds = _best_time(synchronised(values.sum), repeats)
+    one = torch.zeros(1, device="cuda")
+
+    def launch_many():
+        for _ in range(launches):
+            one.add_(1.0)
+
+    launch_seconds = _best_time(synchronised(launch_many), repeats) / launches
+    start_seconds = _best_time(lambda: subprocess.run(
+        [sys.executable, "-c", "import torch, pandas, pyarrow.parquet; torch.zeros(1, device='cuda'); torch.cuda.synchronize()"],
+        check=True), repeats)
+    return MachineRates(gemm_flops_per_second=2 * gemm_size**3 / gemm_seconds,
+                        read_bytes_per_second=values.numel() * FLOAT32_BYTES / read_seconds, start_seconds=start_seconds,
+                        launch_seconds=launch_seconds)

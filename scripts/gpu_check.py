@@ -4,6 +4,7 @@ on a CUDA GPU, each job's wall time, and the agreement of what they learned.
 
     .venv/bin/python scripts/gpu_check.py                    # both runs, then the comparison
     .venv/bin/python scripts/gpu_check.py --cpu-run /tmp/cpu  # reuse a CPU run kept with --keep
+    .venv/bin/python scripts/gpu_check.py --studies           # the studies' GPU training (STUDY_TARGETS)
 
 Each run builds figures/fig3.parquet, figures/fig4a.parquet and figures/fig8.parquet from an empty
 results/ in a fresh copy of this workflow, with `training.device` set to cpu or cuda. GPU training jobs
@@ -13,6 +14,9 @@ Agreement, fixed before any GPU run: the learned α, β, γ and final losses wit
 CPU's, and Fig. 8's weight matrices within 2% of their largest entry. Float32 reductions run in another
 order on a GPU and Adam amplifies the difference over thousands of steps, so bit-equality is not
 expected; TF32 is off (icdenoise.maths.runtime), so the difference is rounding, not precision.
+Every device key (training.device and each study's) is set, so `--studies` trains those jobs on the
+device too; its tolerance is written at STUDY_TARGETS. After the comparison, each training job of the
+figures is printed against its floor on the GPU (scripts/floor.py, `probe_cuda`).
 """
 
 from __future__ import annotations
@@ -28,35 +32,99 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "scripts"))
+from benchmark import merged_config, report_floors  # noqa: E402
+from floor import probe_cuda  # noqa: E402
+
+from icdenoise.pipeline.config import device_keys, load_yaml  # noqa: E402
 from icdenoise.pipeline.named_runs import configured_root  # noqa: E402
+from icdenoise.pipeline.registry import load_studies  # noqa: E402
+
 TARGETS = ["figures/fig3.parquet", "figures/fig4a.parquet", "figures/fig8.parquet"]
 RELATIVE_TOLERANCE = 0.02
 COMPARED = {"figures/fig3.parquet": (["case", "model", "seed"], ["alpha", "beta", "final_train_mse", "final_test_mse"]),
             "figures/fig4a.parquet": (["L", "seed"], ["alpha", "beta", "gamma", "best_test_mse", "final_test_mse"])}
 
 
-def build(device: str, cores: int, workdir: Path, configfiles: list[Path]) -> tuple[float, Path]:
-    """Build the targets in `workdir` on `device`: the wall time, and the folder of the run built (its root)."""
+# --studies: one training job of each study that can train on a GPU (the paper config's paths), its tables
+# compared column by column. Fixed 2026-11-26 before any study ran on a GPU: at the last recorded step
+# of a curve (the rows of the largest `step` or `epoch`, each device's own) and in every row of a table
+# without one, each float column within 2% of the CPU's, relative to that column's largest CPU magnitude
+# (as Fig. 8's).
+STUDY_TARGETS = ["results/train/alltoken_mixture/L50/alltoken_learned/losses.parquet",
+                 "results/train/alltoken_mixture/L50/alltoken_learned/weights.parquet",
+                 "results/mssa/regression/sparse/mssa/seed0/curve.parquet",
+                 "results/mssa/regression/sparse/mssa/seed0/errors.parquet",
+                 "results/memory/induction/layers2_adam_seed0.parquet"]
+STEP_COLUMNS = ("step", "epoch")
+
+
+def device_config(device: str) -> str:
+    """A config file setting every device key (training.device and each study's, `Study.devices`) to `device`."""
+    config = {}
+    for key in device_keys(load_studies(load_yaml(REPO / "config" / "config.yaml")["studies"])).values():
+        *parents, last = key.split(".")
+        node = config
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[last] = device
+    return yaml.safe_dump(config)
+
+
+def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targets: list[str]) -> tuple[float, Path]:
+    """Build `targets` in `workdir` on `device`: the wall time, and the folder of the run built (its root)."""
     shutil.copy(REPO / "Snakefile", workdir)
     for folder in ("workflow", "config", "profiles"):
         shutil.copytree(REPO / folder, workdir / folder)
-    (workdir / "device.yaml").write_text(f"training: {{device: {device}}}\n")
+    (workdir / "device.yaml").write_text(device_config(device))
     root = configured_root(workdir / "config" / "config.yaml", configfiles)
-    command = [str(Path(sys.executable).parent / "snakemake"), *(root + target for target in TARGETS), "--cores", str(cores), "--quiet",
+    command = [str(Path(sys.executable).parent / "snakemake"), *(root + target for target in targets), "--cores", str(cores), "--quiet",
                "--resources", "gpu=1", "--configfile", *map(str, configfiles), "device.yaml"]
     started = time.perf_counter()
-    result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    python_path = os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))
+    result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": python_path})
     if result.returncode != 0:
         sys.exit(f"the {device} run failed:\n{result.stderr[-4000:]}")
     return time.perf_counter() - started, workdir / root
 
 
-def training_times(workdir: Path) -> pd.Series:
-    return pd.Series({path.stem: float(pd.read_csv(path, sep="\t")["s"].iloc[0])
-                      for path in sorted((workdir / "benchmarks" / "train_ensemble").glob("*.tsv"))}, name="seconds")
+def training_times(workdir: Path, rules: list[str]) -> pd.Series:
+    """Each job of `rules` (rule/wildcards): its benchmark's wall time."""
+    return pd.Series({f"{rule}/{path.stem}": float(pd.read_csv(path, sep="\t")["s"].iloc[0])
+                      for rule in rules for path in sorted((workdir / "benchmarks" / rule).glob("*.tsv"))}, name="seconds")
+
+
+def study_agreement(cpu: Path, gpu: Path) -> list[str]:
+    """One line per float column of each study table (STUDY_TARGETS): its largest difference, each table at
+    its own last recorded step, over the column's largest CPU magnitude, and whether it is within tolerance.
+    A value missing (NaN) on one device only is outside; a column with no value on either is reported."""
+    lines = []
+    for table in STUDY_TARGETS:
+        frames = [pd.read_parquet(root / table) for root in (cpu, gpu)]
+        step = next((column for column in STEP_COLUMNS if column in frames[0]), None)
+        at = ""
+        if step:
+            last = [frame[step].max() for frame in frames]
+            frames = [frame[frame[step] == value].drop(columns=step) for frame, value in zip(frames, last)]
+            at = f" at {step} {last[0]}" + (f" (cuda: {last[1]})" if last[1] != last[0] else "")
+        keys = [column for column in frames[0] if not pd.api.types.is_float_dtype(frames[0][column])]
+        merged = frames[0].merge(frames[1], on=keys, suffixes=("_cpu", "_gpu"), validate="one_to_one")
+        if len(merged) != len(frames[0]) or len(merged) != len(frames[1]):
+            lines.append(f"{table}{at}: the CPU's and the GPU's rows differ in their keys {keys} (OUTSIDE)")
+            continue
+        for column in (column for column in frames[0] if column not in keys):
+            a, b = merged[f"{column}_cpu"].to_numpy(float), merged[f"{column}_gpu"].to_numpy(float)
+            if np.isnan(a).all() and np.isnan(b).all():
+                lines.append(f"{table} {column}{at}: no value on either device")
+                continue
+            difference = np.inf if (np.isnan(a) != np.isnan(b)).any() else float(np.nanmax(np.abs(a - b)) / max(np.nanmax(np.abs(a)), np.finfo(float).tiny))
+            lines.append(f"{table} {column}{at}: max difference {difference:.2e} of its largest value "
+                         f"({'ok' if difference <= RELATIVE_TOLERANCE else 'OUTSIDE'} at {RELATIVE_TOLERANCE:.0%})")
+    return lines
 
 
 def agreement(cpu: Path, gpu: Path) -> list[str]:
@@ -85,11 +153,14 @@ def main() -> None:
     parser.add_argument("--configfile", type=Path, nargs="*", default=[],
                         help="configs merged over config/config.yaml before the device (default: none, the paper config)")
     parser.add_argument("--keep", type=Path, help="keep the runs under this folder (cpu/, cuda/)")
+    parser.add_argument("--studies", action="store_true",
+                        help="instead of Figs. 3, 4(a) and 8: one training job of each study that can train on a GPU")
     args = parser.parse_args()
     import torch
 
     if not torch.cuda.is_available():
         sys.exit("torch sees no CUDA GPU: this check needs one (see docs/cluster.md)")
+    targets = STUDY_TARGETS if args.studies else TARGETS
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="icdenoise-gpu-"))
     runs = {}
     for device in ("cpu", "cuda"):
@@ -97,18 +168,23 @@ def main() -> None:
             runs[device] = args.cpu_run
             continue
         (scratch / device).mkdir(parents=True)
-        wall, runs[device] = build(device, args.cores, scratch / device, [path.resolve() for path in args.configfile])
-        print(f"{device}: {wall:.1f} s wall for {', '.join(TARGETS)}", flush=True)
-    times = pd.concat({device: training_times(root) for device, root in runs.items()}, axis=1)
+        wall, runs[device] = build(device, args.cores, scratch / device, [path.resolve() for path in args.configfile], targets)
+        print(f"{device}: {wall:.1f} s wall for {', '.join(targets)}", flush=True)
+    rules = list(dict.fromkeys(device_keys(load_studies(load_yaml(REPO / "config" / "config.yaml")["studies"]))))
+    times = pd.concat({device: training_times(root, rules) for device, root in runs.items()}, axis=1)
     times["cpu/cuda"] = times["cpu"] / times["cuda"]
     print(f"\ntraining jobs on {torch.cuda.get_device_name()} (seconds, each job alone on the GPU):\n")
     print(times.round(2).to_string())
     print(f"\ntotal: cpu {times['cpu'].sum():.1f} s, cuda {times['cuda'].sum():.1f} s; "
           f"slowest cuda job {times['cuda'].max():.1f} s ({times['cuda'].idxmax()})\n")
-    print("\n".join(agreement(runs["cpu"], runs["cuda"])))
+    if args.studies:
+        print("\n".join(study_agreement(runs["cpu"], runs["cuda"])))
+    else:
+        print("\n".join(agreement(runs["cpu"], runs["cuda"])))
+        report_floors({job: [seconds] for job, seconds in times["cuda"].items()}, merged_config(REPO, args.configfile),
+                      probe_cuda(), where=torch.cuda.get_device_name())
     if not args.keep:
         shutil.rmtree(scratch)
-
 
 if __name__ == "__main__":
     main()

@@ -77,3 +77,10 @@ def test_floor_is_bound_by_the_slower_of_compute_and_memory():
 
 def test_study_models_have_no_floor():
     assert training_work("two_stage_attention", 1, 50, 6, 80, 1000) is None
+
+
+def test_a_gpu_unit_of_work_takes_at_least_one_kernel_launch():
+    rates = MachineRates(gemm_flops_per_second=1e12, read_bytes_per_second=1e12, launch_seconds=5e-6)
+    assert rates.seconds(flops=1e3, moved_bytes=1e3) == 5e-6
+    assert rates.seconds(flops=1e9, moved_bytes=1e3) == pytest.approx(1e-3)
+    assert MachineRates(1e12, 1e12).seconds(1e3, 1e3) == pytest.approx(1e-9)

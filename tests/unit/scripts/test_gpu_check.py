@@ -1,0 +1,65 @@
+"""scripts/gpu_check.py's comparison of a study's tables between a CPU and a GPU run (no GPU needed)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from gpu_check import STUDY_TARGETS, device_config, study_agreement
+
+from icdenoise.pipeline.config import device_keys, load_yaml, setting
+from icdenoise.pipeline.registry import load_studies
+
+
+def write_runs(tmp_path, change):
+    """Two runs with every study table: a curve (steps 0 and 10) for each; `change(table, frame)` edits the GPU's."""
+    roots = tmp_path / "cpu", tmp_path / "cuda"
+    for table in STUDY_TARGETS:
+        frame = pd.DataFrame({"step": [0, 0, 10, 10], "seed": [0, 1, 0, 1], "loss": [1.0, 1.1, 0.5, 0.4],
+                              "probe": [np.nan] * 4})
+        for root, edited in zip(roots, (frame, change(table, frame.copy()))):
+            (root / table).parent.mkdir(parents=True, exist_ok=True)
+            edited.to_parquet(root / table)
+    return roots
+
+
+def verdicts(lines):
+    return ["OUTSIDE" if "OUTSIDE" in line else "ok" if "ok at" in line else "none" for line in lines]
+
+
+def test_equal_runs_agree_and_an_empty_column_is_reported(tmp_path):
+    lines = study_agreement(*write_runs(tmp_path, lambda table, frame: frame))
+    assert verdicts(lines) == ["ok", "none"] * len(STUDY_TARGETS)
+    assert all("at step 10" in line for line in lines)
+
+
+@pytest.mark.parametrize("scale, verdict", [(1.009, "ok"), (1.05, "OUTSIDE")])
+def test_the_last_step_is_compared_against_its_largest_value(tmp_path, scale, verdict):
+    def change(table, frame):
+        frame.loc[frame["step"] == 10, "loss"] *= scale  # 0.5 → 0.5·scale: a difference of 0.5·(scale − 1) over 0.5
+        frame.loc[frame["step"] == 0, "loss"] *= 3.0  # not the last step: never compared
+        return frame
+
+    assert verdicts(study_agreement(*write_runs(tmp_path, change)))[::2] == [verdict] * len(STUDY_TARGETS)
+
+
+def test_a_value_missing_on_one_device_or_a_run_ending_elsewhere_is_reported(tmp_path):
+    def change(table, frame):
+        if table == STUDY_TARGETS[0]:
+            frame.loc[3, "loss"] = np.nan
+        if table == STUDY_TARGETS[1]:
+            frame.loc[frame["step"] == 10, "step"] = 20
+        if table == STUDY_TARGETS[2]:
+            frame = frame.drop(index=3)
+        return frame
+
+    lines = study_agreement(*write_runs(tmp_path, change))
+    assert "OUTSIDE" in lines[0]
+    assert "at step 10 (cuda: 20): max difference 0.00e+00" in lines[2]
+    assert "rows differ" in lines[4] and "OUTSIDE" in lines[4]
+
+
+def test_the_device_config_sets_every_device_key(repo):
+    config = yaml.safe_load(device_config("cuda"))
+    keys = device_keys(load_studies(load_yaml(repo / "config" / "config.yaml")["studies"])).values()
+    assert len(set(keys)) > 1
+    assert {key: setting(config, key) for key in keys} == dict.fromkeys(keys, "cuda")
