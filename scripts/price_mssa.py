@@ -55,7 +55,7 @@ def main() -> None:
     print(f"{args.configfile.name}: d {block['d']}, width {block['width']}, {block['heads']} heads, batch {block['batch']}, "
           f"{block['examples']} examples, learning rate {block['learning_rate']}, {block['steps']} steps in a full run; "
           f"{args.steps} steps here on {device}", flush=True)
-    print("\n| model | layers | parameters | steps | warm ms/step | first record s | normalized loss by record | "
+    print("\n| model | layers | parameters | steps | warm ms/step | step 0 s | normalized loss by record | "
           f"{block['steps']} steps, h |\n|---|---|---|---|---|---|---|---|")
     for architecture, options in block["models"].items():
         if args.models and architecture not in args.models:
@@ -70,11 +70,11 @@ def main() -> None:
         train_model(model, args.task, block["d"], block["nonzeros"], block["examples"], args.steps, block["batch"],
                     block["learning_rate"], block["clip"], 0, record_every, device=str(device), log=log)
         wall = time.perf_counter() - started
-        (first_step, _, first_seconds), (last_step, _, last_seconds) = records.rows[1], records.rows[-1]
+        (_, _, start_seconds), (first_step, _, first_seconds), (last_step, _, last_seconds) = records.rows[0], records.rows[1], records.rows[-1]
         per_step = (last_seconds - first_seconds) / (last_step - first_step)
         losses = ", ".join(f"{loss:.3f}" for _, loss, _ in records.rows)
         print(f"| {architecture} | {options['layers']} | {parameter_count(model)} | {args.steps} ({wall:.0f} s) | {per_step * 1e3:.1f} | "
-              f"{first_seconds:.1f} | {losses} | {per_step * block['steps'] / 3600:.2f} |", flush=True)
+              f"{start_seconds:.1f} | {losses} | {per_step * block['steps'] / 3600:.2f} |", flush=True)
 
 
 if __name__ == "__main__":
