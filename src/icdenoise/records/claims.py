@@ -108,8 +108,10 @@ def measured(claim_id: str, claim: Claim, frames: Frames, spec: dict) -> Measure
     if not isinstance(result, Measurement):
         result = Measurement(np.asarray(result, dtype=float))
     values = np.atleast_1d(np.asarray(result.values, dtype=float))
-    if values.size == 0 or not np.all(np.isfinite(values)):
-        raise ValueError(f"claim {claim_id}: measured {values.tolist()}, not a finite value")
+    if values.size == 0:
+        raise ValueError(f"claim {claim_id}: measured no value")
+    if not np.all(np.isfinite(values)):
+        return Measurement(values, None, "")
     if result.interval is not None:
         return Measurement(values, tuple(float(end) for end in result.interval), result.method)
     interval = mean_interval(values)
@@ -117,10 +119,14 @@ def measured(claim_id: str, claim: Claim, frames: Frames, spec: dict) -> Measure
 
 
 def undecided_because(claim: Claim, measurement: Measurement, frames: Frames, spec: dict) -> str:
-    """Why the measurement cannot decide the claim under the rules its config block lists, or ''."""
+    """Why the measurement cannot decide the claim under the rules its config block lists, or ''. A
+    measurement that is not finite is judged by the claim's own rules only (the interval rule needs a value)."""
+    finite = bool(np.all(np.isfinite(measurement.values)))
     reasons = []
     for rule in spec.get("inconclusive", []):
         if rule == INTERVAL_RULE:
+            if not finite:
+                continue
             if measurement.interval is None:
                 reasons.append("one value and no interval to judge it by")
             elif straddles(measurement.interval, spec["paper_value"], spec["comparison"], spec["tolerance"]):
@@ -144,6 +150,9 @@ def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, defi
         measurement = measured(claim_id, claim, frames, spec)
         mean = float(measurement.values.mean())
         why = undecided_because(claim, measurement, frames, spec)
+        if not np.isfinite(mean) and not why:
+            raise ValueError(f"claim {claim_id}: measured {measurement.values.tolist()}, not a finite value, and none of its "
+                             f"inconclusive rules ({', '.join(spec.get('inconclusive', [])) or 'none'}) explains why")
         passed = verdict(mean, spec["paper_value"], spec["comparison"], spec["tolerance"])
         low, high = measurement.interval if measurement.interval else (np.nan, np.nan)
         rows.append({

@@ -9,7 +9,15 @@ from icdenoise.maths import estimators
 from icdenoise.maths.models import MODELS, LinearAttention, SoftmaxAttention, StackedSelfAttention
 from icdenoise.maths.tasks import GaussianMixture, LinearSubspace, Sphere
 
-torch.set_default_dtype(torch.float64)
+
+
+@pytest.fixture(autouse=True)
+def float64_by_default():
+    """This module's tensors default to float64, restored after each test so that no other module sees it."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(previous)
 
 
 def naive_linear(w_kq, w_pv, context, query):

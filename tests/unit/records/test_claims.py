@@ -115,6 +115,20 @@ def test_a_non_finite_measurement_is_an_error_not_a_verdict():
         ledger(registry, {}, {"nan_claim": _spec()})
 
 
+@pytest.mark.parametrize("explained", [True, False])
+def test_a_non_finite_measurement_is_inconclusive_only_where_a_rule_of_the_claim_explains_it(explained):
+    rule = lambda frames, spec: "the grid does not bracket it" if explained else None  # noqa: E731
+    registry = {"nan_claim": Claim("here", "it holds", lambda frames, spec: np.array([np.nan]), rules={"off_grid": rule})}
+    config = {"nan_claim": _spec(inconclusive=["interval", "off_grid"])}
+    if not explained:
+        with pytest.raises(ValueError, match="none of its inconclusive rules"):
+            ledger(registry, {}, config)
+        return
+    row = ledger(registry, {}, config).iloc[0]
+    assert row["verdict"] == "INCONCLUSIVE" and row["why_inconclusive"] == "off_grid: the grid does not bracket it"
+    assert np.isnan(row["ours_mean"]) and np.isnan(row["interval_low"])
+
+
 def test_claim_names_are_checked_against_the_study_block():
     registry = {"c": Claim("here", "it holds", lambda frames, spec: np.array([1.0]), (("case", "fig3"), ("model", "fig3")))}
     study = {"fig3": {"cases": ["linear"], "models": ["softmax"]}}

@@ -1,8 +1,9 @@
 """The checkable statements of the associative-memory slides (Bietti 2025, "Associative Memories as a Building Block in Transformers"):
 where each is stated, what it says and how our value is measured from the study's tables. Frames:
 capacity (bisected capacities per map, memory, d and seed), capacity_fit (fitted exponents), variance
-(the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d)
-and induction / induction_order (the induction-head runs). Each claim's test is in the config block
+(the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d),
+induction / induction_order (the induction-head runs), factual / factual_needed / factual_dynamics (factual
+recall), planted / planted_boundary (the planted-token threshold) and population_order (three population steps). Each claim's test is in the config block
 `memory.claims`, written before the result was seen (docs/memory.md)."""
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from icdenoise.maths.fits import loglog_slope_where_defined
 from icdenoise.records.claims import Claim, Frames, Measurement
+from icdenoise.studies.memory.planted_boundary import boundary_slope
 
 
 def fitted_slope(memory: str, against: str, map_name: str | None = None):
@@ -227,6 +230,105 @@ INDUCTION_CLAIM_RUNS = {  # claim id → (layers, optimizer) of the runs it read
 }
 
 
+
+def _finite_fit(rows: pd.DataFrame, x: str, y: str) -> Measurement:
+    """The log-log slope of `y` on `x` over the rows where `y` is finite, with its 95% interval (NaN when
+    fewer than 3 points at 2 x's; the rule `off_grid` then makes the claim inconclusive)."""
+    finite = rows[np.isfinite(rows[y].to_numpy(float))]
+    fit = loglog_slope_where_defined(finite[x], finite[y])
+    return Measurement(np.array([fit["slope"]]), (fit["ci_low"], fit["ci_high"]),
+                       f"95% confidence interval of the least-squares slope over {len(finite)} crossings")
+
+
+def _needed(frames: Frames, model: str) -> pd.DataFrame:
+    needed = frames["factual_needed"]
+    return needed[needed["model"] == model]
+
+
+def _parameters_against_facts(frames: Frames, spec: dict) -> Measurement:
+    """The log-log slope of the parameters at which recall crosses the threshold against S·R (attention + MLP)."""
+    return _finite_fit(_needed(frames, "attention_mlp"), "facts", "parameters")
+
+
+def _width_times_d_against_facts(frames: Frames, spec: dict) -> Measurement:
+    """The log-log slope of m*·d, m* the MLP width at which recall crosses the threshold, against S·R (attention + MLP)."""
+    grid = frames["factual"]
+    (d,) = grid.loc[grid["model"] == "attention_mlp", "d"].unique()
+    rows = _needed(frames, "attention_mlp")
+    return _finite_fit(rows.assign(storage=rows["needed"] * d), "facts", "storage")
+
+
+def _d_against_relations_and_answers(frames: Frames, spec: dict) -> Measurement:
+    """The log-log slope of the d at which recall crosses the threshold against R + A_max (attention only)."""
+    return _finite_fit(_needed(frames, "attention_only"), "relations_plus_answers", "needed")
+
+
+def off_grid(model: str):
+    """Inconclusive rule `off_grid`: fewer than 3 grid rows of `model` have a crossing on their grid (the
+    others never reach the threshold, or reach it at the first point), so no slope can be fitted."""
+    def rule(frames: Frames, spec: dict) -> str | None:
+        rows = _needed(frames, model)
+        missing = rows[rows["reason"] != ""]
+        if len(rows) - len(missing) >= 3:
+            return None
+        return "; ".join([f"only {len(rows) - len(missing)} of {len(rows)} grid rows cross the threshold on their grid (a slope needs 3)",
+                          *(f"S = {row.subjects}, R = {row.relations}, A = {row.answers}: {row.reason}" for row in missing.itertuples())])
+    return rule
+
+
+def _hallucination_depth(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed: the smallest KL to p(a|r), over its start log R, among the recorded steps whose KL to
+    p(a|s,r) is still at least ½ log A - how close the model comes to predicting p(a|r) while it still
+    ignores s (slide 13's intermediate phase)."""
+    curves = frames["factual_dynamics"]
+    values = []
+    for _, run in curves.groupby("seed", sort=True):
+        relations, answers = int(run["relations"].iloc[0]), int(run["answers"].iloc[0])
+        phase = run[(run["step"] > 0) & (run["kl_fact"] >= 0.5 * np.log(answers))]
+        values.append(phase["kl_relation"].min() / np.log(relations) if len(phase) else np.nan)
+    return np.array(values)
+
+
+def _no_phase_recorded(frames: Frames, spec: dict) -> str | None:
+    """Inconclusive rule `no_phase_recorded`: a seed has no recorded step after the start with KL to p(a|s,r)
+    still at least ½ log A, so the records cannot show the phase either way."""
+    seeds = sorted(frames["factual_dynamics"]["seed"].unique())
+    missing = [str(seed) for seed, depth in zip(seeds, _hallucination_depth(frames, spec)) if np.isnan(depth)]
+    return f"no such recorded step for seed{'s' * (len(missing) > 1)} {', '.join(missing)}" if missing else None
+
+
+def _final_fact_kl(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed: the KL to p(a|s,r) at the last step over its start log(R·A)."""
+    curves = frames["factual_dynamics"].sort_values("step")
+    runs = curves.groupby("seed", sort=True)
+    return (runs["kl_fact"].last() / runs["kl_fact"].first()).to_numpy()
+
+
+def _planted_slope_in_length(frames: Frames, spec: dict) -> Measurement:
+    """The log-log slope of d* (recall's crossing of the success threshold, per seed) against T at the (d, T)
+    grid's n, seeds pooled (`planted_boundary.boundary_slope`)."""
+    boundary = frames["planted_boundary"]
+    samples = int(frames["planted"]["samples"].mode().iloc[0])
+    slope, low, high = boundary_slope(boundary, samples)
+    points = int(np.isfinite(boundary.loc[boundary["samples"] == samples, "d_star"]).sum())
+    return Measurement(np.array([slope]), (low, high), f"95% confidence interval of the least-squares slope over {points} crossings")
+
+
+def _planted_off_grid(frames: Frames, spec: dict) -> str | None:
+    """Inconclusive rule `off_grid`: fewer than 3 finite d* at 2 lengths of the (d, T) grid."""
+    if np.isfinite(_planted_slope_in_length(frames, spec).values[0]):
+        return None
+    boundary = frames["planted_boundary"]
+    missing = boundary[boundary["reason"] != ""]
+    return "too few crossings on the d grid: " + "; ".join(f"T = {row.length}, n = {row.samples}, seed {row.seed}: {row.reason}"
+                                                            for row in missing.itertuples())
+
+
+def _population_in_order(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed: 1 if each rank-recall probe first reaches the threshold right after the step on its own
+    matrix (W_OV² after step 1, W_KQ² after step 2, W_KQ¹ after step 3), else 0."""
+    return frames["population_order"]["in_order"].astype(float).to_numpy()
+
 CLAIMS: dict[str, Claim] = {
     "injective_capacity_d2": Claim("slide 9", "f injective: up to N ≈ d² associations (ours: fitted slope of log capacity on log d, "
                                    "Hebbian memory)", fitted_slope("hebbian", "d", "injective")),
@@ -272,4 +374,27 @@ CLAIMS: dict[str, Claim] = {
                                         rules={"still_falling": still_falling(2, "adam")}),
     "induction_probe_order_sgd": Claim("slide 20", "… the same with SGD", slides_order("sgd"),
                                        rules={"still_falling": still_falling(2, "sgd")}),
+    "factual_parameters_scale_with_facts": Claim("slide 11", "total parameters scale with the number of facts S·R (ours: attention + "
+                                                 "MLP, S = R, H·d_h ≈ S + R; fitted log-log slope of the parameters at which "
+                                                 "recall crosses the threshold, seeds pooled, against S·R)", _parameters_against_facts,
+                                                 rules={"off_grid": off_grid("attention_mlp")}),
+    "factual_mlp_storage_scales_with_facts": Claim("slide 11", "attention + MLP succeeds when m·d ≳ S·R (ours: fitted log-log slope of "
+                                                   "m*·d against S·R, m* the MLP width at which recall crosses the threshold, "
+                                                   "seeds pooled, at fixed d)", _width_times_d_against_facts,
+                                                   rules={"off_grid": off_grid("attention_mlp")}),
+    "factual_attention_only_d": Claim("slide 11", "attention-only: succeeds when d ≳ R + A_max (ours: fitted log-log slope of the d at "
+                                      "which recall crosses the threshold against R + A_max, at fixed S and H·d_h)",
+                                      _d_against_relations_and_answers, rules={"off_grid": off_grid("attention_only")}),
+    "factual_hallucination_phase": Claim("slide 13", "an intermediate phase predicts p(a|r) instead of p(a|s,r) - 'hallucination' (ours: "
+                                         "per seed, the smallest KL to p(a|r) over its start log R while the KL to p(a|s,r) is "
+                                         "still ≥ ½ log A)", _hallucination_depth, rules={"no_phase_recorded": _no_phase_recorded}),
+    "factual_dynamics_converges": Claim("slide 13", "global convergence to zero loss (ours: per seed, the final KL to p(a|s,r) over "
+                                        "its start log(R·A))", _final_fact_kl),
+    "planted_boundary_slope_in_t": Claim("slide 24", "the head learns iff d ≫ (T²/N)·min{1, (N²/(T n))^(2/3)} (ours: fitted log-log "
+                                         "slope in T of d*, the d at which recall after the three steps crosses the success "
+                                         "threshold, at fixed N and n; the theorem's own slope over the grid's T)",
+                                         _planted_slope_in_length, rules={"off_grid": _planted_off_grid}),
+    "population_steps_in_order": Claim("slides 20-21", "three gradient steps - W_OV², then W_KQ², then W_KQ¹ - recover the induction "
+                                       "head's memories, each at its own step (ours: per seed, 1 if each rank-recall probe first "
+                                       "reaches the threshold right after its own step, else 0)", _population_in_order),
 }

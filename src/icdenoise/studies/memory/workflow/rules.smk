@@ -15,6 +15,10 @@ wildcard_constraints:
     induction_layers=r"\d+",
     optimizer="|".join(MEMORY["induction"]["optimizers"]),
     induction_seed=r"\d+",
+    factual_model="attention_mlp|attention_only",
+    factual_seed=r"\d+",
+    planted_seed=r"\d+",
+    population_seed=r"\d+",
 
 
 job_rule(
@@ -119,6 +123,76 @@ job_rule(
     local=True,
 )
 
+job_rule(
+    "train_memory_factual",
+    "Slides 10-11 (Nichani et al., 2024): one-layer transformers on the factual-recall task over one model kind's grid, from one seed.",
+    "scripts/train_memory_factual.py",
+    "<results>/memory/factual/{factual_model}_seed{factual_seed}.parquet",
+    params=dict(block=canonical(MEMORY["factual"])),
+)
+
+job_rule(
+    "summarise_memory_factual",
+    "Slide 11: every factual-recall grid in one table, and the parameters and d at which recall crosses the threshold.",
+    "scripts/summarise_memory_factual.py",
+    dict(grid="<figures>/memory/factual.parquet", needed="<figures>/memory/factual_needed.parquet"),
+    input=dict(
+        runs=expand(
+            rules.train_memory_factual.output[0],
+            factual_model=["attention_mlp", "attention_only"],
+            factual_seed=MEMORY["factual"]["seeds"],
+        )
+    ),
+    params=dict(block=canonical(MEMORY["factual"])),
+    local=True,
+)
+
+job_rule(
+    "simulate_memory_factual_dynamics",
+    "Slide 13: gradient descent on linear attention with one-hot embeddings from a small init, per seed: the KL to p(a|r) and to p(a|s,r).",
+    "scripts/simulate_memory_factual_dynamics.py",
+    "<figures>/memory/factual_dynamics.parquet",
+    params=dict(block=canonical(MEMORY["factual_dynamics"])),
+)
+
+job_rule(
+    "step_memory_planted",
+    "Slide 24 (Vural, Wu and Bietti, 2025+): three gradient steps on the planted-token task over the (d, T) and n grids, from one seed.",
+    "scripts/step_memory_planted.py",
+    "<results>/memory/planted/seed{planted_seed}.parquet",
+    params=dict(block=canonical(MEMORY["planted"])),
+)
+
+job_rule(
+    "summarise_memory_planted",
+    "Slide 24: every planted-token grid in one table, and the d at which recall crosses the success threshold per T and n.",
+    "scripts/summarise_memory_planted.py",
+    dict(grid="<figures>/memory/planted.parquet", boundary="<figures>/memory/planted_boundary.parquet"),
+    input=dict(runs=expand(rules.step_memory_planted.output[0], planted_seed=MEMORY["planted"]["seeds"])),
+    params=dict(block=canonical(MEMORY["planted"])),
+    local=True,
+)
+
+job_rule(
+    "step_memory_population",
+    "Slides 20-21: three population gradient steps (W_OV², then W_KQ², then W_KQ¹) on the 2-layer induction model, from one seed.",
+    "scripts/step_memory_population.py",
+    "<results>/memory/population_steps/seed{population_seed}.parquet",
+    params=dict(block=canonical(MEMORY["population_steps"])),
+)
+
+job_rule(
+    "summarise_memory_population",
+    "Slides 20-21: every seed's probes after each population step in one table, and the stage at which each probe is reached.",
+    "scripts/summarise_memory_population.py",
+    dict(steps="<figures>/memory/population_steps.parquet", order="<figures>/memory/population_order.parquet"),
+    input=dict(
+        runs=expand(rules.step_memory_population.output[0], population_seed=MEMORY["population_steps"]["seeds"])
+    ),
+    params=dict(block=canonical(MEMORY["population_steps"])),
+    local=True,
+)
+
 CAPACITY = rules.fit_memory_capacity.output
 ZIPF = dict(zipf=rules.fit_memory_zipf.output.errors, zipf_fit=rules.fit_memory_zipf.output.fits)
 FIGURES = {  # figure → (what it shows, its tables)
@@ -149,6 +223,31 @@ FIGURES = {  # figure → (what it shows, its tables)
             induction_order=rules.summarise_memory_induction.output.order,
         ),
     ),
+    "factual": (
+        "Factual recall: recall against facts and parameters, and the attention-only models against d.",
+        dict(
+            factual=rules.summarise_memory_factual.output.grid,
+            factual_needed=rules.summarise_memory_factual.output.needed,
+        ),
+    ),
+    "factual_dynamics": (
+        "Factual recall's training dynamics: the KL to p(a|r) and to p(a|s,r) over gradient descent.",
+        dict(factual_dynamics=rules.simulate_memory_factual_dynamics.output[0]),
+    ),
+    "planted": (
+        "The induction head's learnability threshold: recall after three steps over (d, T) and n, and the boundary.",
+        dict(
+            planted=rules.summarise_memory_planted.output.grid,
+            planted_boundary=rules.summarise_memory_planted.output.boundary,
+        ),
+    ),
+    "population_steps": (
+        "Three population gradient steps: the memory-recall probes after each step.",
+        dict(
+            population_steps=rules.summarise_memory_population.output.steps,
+            population_order=rules.summarise_memory_population.output.order,
+        ),
+    ),
 }
 for figure, (doc, tables) in FIGURES.items():
     figure_rule(STUDY, f"memory/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst")
@@ -163,6 +262,12 @@ ledger_rule(
         zipf=rules.fit_memory_zipf.output.errors,
         induction=rules.summarise_memory_induction.output.curves,
         induction_order=rules.summarise_memory_induction.output.order,
+        factual=rules.summarise_memory_factual.output.grid,
+        factual_needed=rules.summarise_memory_factual.output.needed,
+        factual_dynamics=rules.simulate_memory_factual_dynamics.output[0],
+        planted=rules.summarise_memory_planted.output.grid,
+        planted_boundary=rules.summarise_memory_planted.output.boundary,
+        population_order=rules.summarise_memory_population.output.order,
     ),
     dict(table="<figures>/memory/claims.parquet", text="<figures>/memory/claims.md"),
     "report/claims.rst",

@@ -1,0 +1,149 @@
+"""The induction head's learnability threshold on the planted-token task (Bietti 2025 slide 24, after Vural, Wu
+and Bietti 2025+): three gradient steps (W_OV, then W_KQ, then W_OV) learn y = f*(z_{t*}) iff
+d ≫ (T²/N)·min{1, (N²/(T n))^{2/3}}.
+
+(a) Test recall after the three steps against d, one line per T at the (d, T) grid's n (the n with the most distinct
+T), mean over seeds with the min-max band, and the recall after the first W_OV step alone dashed; the success
+threshold as a line when the boundary table carries it (a `threshold` column). (b) The mean attention on the
+planted position after the W_KQ step, with 1/T (uniform attention) dotted. (c) d*, the d at which recall crosses the
+threshold (`planted_boundary`), against T at that n and (d) against n at the n grid's T (the T with the most distinct
+n), log-log: each seed a small point, the geometric mean of the finite d* a large one, and the theorem's threshold
+(the `theory_d` column) times one constant c, fitted by least squares in log space to every finite d* of the table
+(log c = mean of log d* − log theory_d). The legends give the theorem's log-log slope over the plotted grid (from
+theory_d between neighbouring grid points) and the free least-squares slope of the finite d*; d* that the grid does not
+bracket are not drawn, and each panel counts them by reason. √N, the theorem's lower limit on d, is dotted."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import ScalarFormatter
+
+from icdenoise.records.figures import start_figure
+
+THEORY_COLOR = "0.2"
+
+
+def most_distinct(table, key: str, over: str):
+    """The value of `key` with the most distinct values of `over` (the first such value when tied)."""
+    return table.groupby(key)[over].nunique().idxmax()
+
+
+def draw_against_d(ax, rows, column, colors, **style):
+    """`column` (mean over seeds, min-max band when there are several) against d, one line per T."""
+    for length, mine in rows.groupby("length", sort=True):
+        by_d = mine.groupby("d")[column]
+        mean = by_d.mean()
+        ax.plot(mean.index, mean.to_numpy(), color=colors[length], **style)
+        if mine["seed"].nunique() > 1:
+            ax.fill_between(mean.index, by_d.min().to_numpy(), by_d.max().to_numpy(), color=colors[length], alpha=0.15,
+                            linewidth=0)
+
+
+def slope_text(x, y) -> str:
+    """The log-log slopes of y against x between neighbouring points, rounded to two decimals, joined by "→"."""
+    order = np.argsort(x)
+    slopes = np.diff(np.log(np.asarray(y, float)[order])) / np.diff(np.log(np.asarray(x, float)[order]))
+    values = []
+    for slope in np.round(slopes, 2):
+        if not values or values[-1] != slope:
+            values.append(slope)
+    return " → ".join(f"{value:.2f}" for value in values)
+
+
+def missing_text(rows, grid_d) -> str:
+    """How many rows have no finite d*, by reason, with the grid's d range."""
+    missing = rows[~np.isfinite(rows["d_star"])]
+    if missing.empty:
+        return ""
+    counts = "; ".join(f"{len(group)} {reason}" for reason, group in missing.groupby("reason", sort=True))
+    return f"not drawn: {len(missing)} of {len(rows)} d* (grid d = {grid_d.min()}-{grid_d.max()}): {counts}"
+
+
+def draw_boundary(ax, rows, axis, c, grid_d, label):
+    """d* against `axis` (length or samples): per-seed points, geometric means of the finite d*, c·theory_d."""
+    if rows.empty:
+        ax.text(0.5, 0.5, "no boundary rows", transform=ax.transAxes, ha="center")
+        return
+    finite = rows[np.isfinite(rows["d_star"])]
+    ax.plot(finite[axis], finite["d_star"], linestyle="none", marker="o", markersize=3, color="#1f77b4", alpha=0.5,
+            label="d*, one point per seed")
+    if not finite.empty:
+        means = np.exp(np.log(finite["d_star"]).groupby(finite[axis]).mean())
+        fit = (f"; free fitted slope {np.polyfit(np.log(finite[axis]), np.log(finite['d_star']), 1)[0]:.2f}"
+               if finite[axis].nunique() >= 2 else "")
+        ax.plot(means.index, means.to_numpy(), marker="o", markersize=6, color="#1f77b4",
+                label=f"geometric mean of the finite d*{fit}")
+    theory = rows.groupby(axis)["theory_d"].first()
+    if np.isfinite(c) and len(theory):
+        ax.plot(theory.index, c * theory.to_numpy(), color=THEORY_COLOR, linestyle="--",
+                label=f"c·(T²/N)·min{{1, (N²/(Tn))^(2/3)}}, c = {c:.3g} (log-space least squares, all finite d*)")
+    if len(theory) >= 2:
+        ax.plot([], [], linestyle="none", label=f"theorem's slope in {label} on this grid: {slope_text(theory.index, theory)}")
+    vocabulary = rows["vocabulary"].iloc[0]
+    ax.axhline(np.sqrt(vocabulary), color="0.6", linestyle=":", linewidth=1, label=f"√N = {np.sqrt(vocabulary):.3g}")
+    ax.axhspan(grid_d.min(), grid_d.max(), color="0.5", alpha=0.08, linewidth=0, label="the grid's range of d")
+    note = missing_text(rows, grid_d)
+    if note:
+        ax.plot([], [], linestyle="none", label=note)
+    if finite.empty:
+        ax.text(0.5, 0.5, "no finite d* on this grid", transform=ax.transAxes, ha="center")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlim(rows[axis].min() / 2 ** 0.25, rows[axis].max() * 2 ** 0.25)
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.set_ylabel("d* (recall crosses the threshold)")
+    ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+
+
+def render(tables):
+    table, boundary = tables["planted"], tables["planted_boundary"]
+    samples = most_distinct(table, "samples", "length")
+    samples_length = most_distinct(table, "length", "samples")
+    lengths = sorted(table["length"].unique())
+    colors = dict(zip(lengths, plt.get_cmap("viridis")(np.linspace(0, 0.85, len(lengths)))))
+    figure, axes = start_figure(2, 2, figsize=(10.4, 9.6), layout="constrained")
+    (recall_ax, attention_ax), (length_ax, samples_ax) = axes
+    at_samples = table[table["samples"] == samples]
+
+    draw_against_d(recall_ax, at_samples, "recall", colors, marker="o", markersize=3)
+    draw_against_d(recall_ax, at_samples, "recall_step1", colors, linestyle="--", linewidth=0.8)
+    for length in sorted(at_samples["length"].unique()):
+        recall_ax.plot([], [], color=colors[length], label=f"T = {length}")
+    recall_ax.plot([], [], color="0.3", linestyle="--", linewidth=0.8, label="after the first W_OV step alone")
+    if "threshold" in boundary.columns and not boundary.empty:
+        recall_ax.axhline(boundary["threshold"].iloc[0], color="#d62728", linestyle=":", linewidth=1,
+                          label=f"success: recall ≥ {boundary['threshold'].iloc[0]:g}")
+    recall_ax.set_ylim(-0.02, 1.02)
+    recall_ax.set_ylabel("test recall after the three steps")
+    recall_ax.set_title(f"(a) recall against d, n = {samples}")
+
+    draw_against_d(attention_ax, at_samples, "attention_planted", colors, marker="o", markersize=3)
+    for length in sorted(at_samples["length"].unique()):
+        attention_ax.axhline(1 / length, color=colors[length], linestyle=":", linewidth=1)
+        attention_ax.plot([], [], color=colors[length], label=f"T = {length}")
+    attention_ax.plot([], [], color="0.3", linestyle=":", linewidth=1, label="1/T: uniform attention")
+    attention_ax.set_ylim(0, 1.02)
+    attention_ax.set_ylabel("mean attention on t* after the W_KQ step")
+    attention_ax.set_title(f"(b) attention on the planted position, n = {samples}")
+    for ax in (recall_ax, attention_ax):
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.set_xlabel("embedding dimension d")
+        ax.legend(fontsize=7, loc="best")
+
+    finite = boundary[np.isfinite(boundary["d_star"])]
+    c = float(np.exp(np.mean(np.log(finite["d_star"]) - np.log(finite["theory_d"])))) if not finite.empty else np.nan
+    draw_boundary(length_ax, boundary[boundary["samples"] == samples], "length", c, table["d"], "T")
+    length_ax.set_xlabel("context length T")
+    length_ax.set_title(f"(c) d* against T, n = {samples}")
+    draw_boundary(samples_ax, boundary[boundary["length"] == samples_length], "samples", c, table["d"], "n")
+    samples_ax.set_xlabel("sample size n")
+    samples_ax.set_title(f"(d) d* against n, T = {samples_length}")
+
+    seeds = table["seed"].nunique()
+    figure.suptitle(f"Planted-token task, three gradient steps: N = {table['vocabulary'].iloc[0]}; {seeds} seed"
+                    f"{'s' if seeds > 1 else ''}" + (" (band min-max)" if seeds > 1 else "")
+                    + "; slide 24: learned iff d ≫ (T²/N)·min{1, (N²/(Tn))^(2/3)}", fontsize=9)
+    return figure

@@ -1,0 +1,163 @@
+"""The factual-recall part of the memory study (Bietti 2025 slides 10-13) against independent computations: the
+sampler by counting, the transformer by an explicit loop over heads and positions, the parameter count by the
+modules' numels, the linear-attention logits by a hand loop, the divergences by direct formulas, the closed-form
+gradients by autograd, determinism, and a tiny grid that must memorise every fact."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from icdenoise.maths.thresholds import ALWAYS
+from icdenoise.studies.memory.embeddings import generator
+from icdenoise.studies.memory.factual import (
+    COLUMNS,
+    DYNAMICS_COLUMNS,
+    FactualTransformer,
+    divergences,
+    dynamics,
+    factual_embeddings,
+    factual_task,
+    gradients,
+    grid_points,
+    linear_logits,
+    needed_sizes,
+    recall_grid,
+    token_counts,
+    trained_parameters,
+)
+
+TINY = {"seed": 3, "seeds": [0], "length": 4, "noise": 4,
+        "attention_mlp": {"sizes": [3], "answers": 3, "d": 16, "head_dim": 4, "heads_multiple": 1.0, "widths": [32]},
+        "attention_only": {"subjects": 3, "heads": 2, "head_dim": 4, "pairs": [[2, 3]], "ds": [24]},
+        "training": {"steps": 100, "learning_rate": 0.03, "recall_draws": 2}, "recall_threshold": 0.99}
+DYNAMICS = {"subjects": 8, "relations": 2, "answers": 3, "noise": 4, "length": 5, "draws": 2, "alpha": 0.1,
+            "learning_rate": 2.0, "steps": 60, "record_every": 20, "seeds": [0]}
+
+
+def test_sampler_places_subject_and_relation_once_noise_uniform_and_answers_in_their_relation():
+    task = factual_task(5, 3, 4, noise=6, length=7, seed=1)
+    assert all(int(task.answers[s, r]) // 4 == r for s in range(5) for r in range(3))  # a*(s, r) ∈ A_r
+    tokens, targets = task.sample(generator(0, 99), draws=400)
+    facts = task.facts
+    assert tokens.shape == (400 * facts, 8) and bool((tokens[:, 7] == task.eos).all())
+    body = tokens[:, :7]
+    for row in (0, 1, facts + 7, 5 * facts + 14):
+        s, r = divmod(row % facts, 3)
+        assert int((body[row] == s).sum()) == 1 and int((body[row] == 5 + r).sum()) == 1
+        assert int(((body[row] < 8) | (body[row] >= 14)).sum()) == 2  # the rest is noise
+        assert int(targets[row]) == int(task.answers[s, r])
+    noise = body[(body >= 8) & (body < 14)] - 8
+    counts = np.bincount(noise.numpy(), minlength=6)
+    expected = len(noise) / 6
+    assert len(noise) == 400 * facts * 5
+    assert np.all(np.abs(counts - expected) < 5 * math.sqrt(expected * 5 / 6))
+    subject_places = (body == (torch.arange(len(body)) % facts // 3)[:, None]).to(torch.int64).argmax(dim=1)
+    place_counts = np.bincount(subject_places.numpy(), minlength=7)
+    expected = len(body) / 7
+    assert np.all(np.abs(place_counts - expected) < 5 * math.sqrt(expected * 6 / 7))
+
+
+@pytest.mark.parametrize("width", [0, 6])
+def test_transformer_matches_an_explicit_loop_and_counts_its_parameters(width):
+    task = factual_task(3, 2, 2, noise=3, length=4, seed=0)
+    embeddings = factual_embeddings(task, 8, seed=0)
+    heads, head_dim = 3, 2
+    model = FactualTransformer(embeddings, heads, head_dim, width, generator(1, 2))
+    assert sum(p.numel() for p in model.parameters()) == trained_parameters(8, heads, head_dim, width)
+    assert trained_parameters(8, heads, head_dim, width) == 4 * heads * 8 * head_dim + 2 * width * 8
+    tokens, _ = task.sample(generator(2), 1)
+    with torch.no_grad():
+        logits = model(tokens).double()
+    e, u = embeddings.tokens.double(), embeddings.outputs.double()
+    q, k, v, o = (p.detach().double() for p in (model.query, model.key, model.value, model.output))
+    for b in range(len(tokens)):
+        x = [e[int(z)] for z in tokens[b]]
+        h = x[-1].clone()
+        for head in range(heads):
+            rows = slice(head * head_dim, (head + 1) * head_dim)
+            query = q[rows] @ x[-1]
+            scores = [float((k[rows] @ xt) @ query) / math.sqrt(head_dim) for xt in x]
+            weights = np.exp(np.array(scores) - max(scores))
+            weights /= weights.sum()
+            mixed = sum(float(wt) * (v[rows] @ xt) for wt, xt in zip(weights, x))
+            h = h + o[:, rows] @ mixed
+        if width:
+            h = h + model.down.detach().double() @ torch.relu(model.up.detach().double() @ h)
+        torch.testing.assert_close(logits[b], u @ h, rtol=1e-4, atol=1e-5)
+
+
+def test_grid_points_follow_the_attention_sizing_rule():
+    block = dict(TINY, attention_mlp=dict(TINY["attention_mlp"], sizes=[3, 10], widths=[1, 2]))
+    points = grid_points(block, "attention_mlp")
+    assert [(p["subjects"], p["heads"], p["width"]) for p in points] == [(3, 2, 1), (3, 2, 2), (10, 5, 1), (10, 5, 2)]
+    assert all(p["relations"] == p["subjects"] for p in points)
+    with pytest.raises(ValueError):
+        grid_points(block, "mlp_only")
+
+
+def test_linear_logits_match_a_hand_loop():
+    task = factual_task(3, 2, 2, noise=3, length=5, seed=4)
+    tokens, _ = task.sample(generator(5), 2)
+    counts = token_counts(task, tokens)
+    rng = np.random.default_rng(0)
+    w_kq = torch.from_numpy(rng.normal(size=task.vocabulary - 1))
+    w_ov = torch.from_numpy(rng.normal(size=(task.answer_count, task.vocabulary - 1)))
+    logits = linear_logits(counts, w_kq, w_ov, task.length)
+    for b in range(len(tokens)):
+        for a in range(task.answer_count):
+            hand = sum(float(w_kq[int(z)] * w_ov[a, int(z)]) for z in tokens[b, :task.length]) / task.length
+            assert float(logits[b, a]) == pytest.approx(hand, abs=1e-12)
+
+
+def test_divergences_match_direct_formulas_on_a_hand_made_prediction():
+    p = torch.tensor([[0.5, 0.2, 0.2, 0.1], [0.1, 0.1, 0.4, 0.4], [0.25, 0.25, 0.25, 0.25]], dtype=torch.float64)
+    targets, relations = torch.tensor([0, 3, 1]), torch.tensor([0, 1, 0])  # A = 2: A_0 = {0, 1}, A_1 = {2, 3}
+    kl_relation, kl_fact, accuracy = divergences(p.log(), targets, relations, 2)
+    direct_relation = [0.5 * math.log(0.5 / 0.5) + 0.5 * math.log(0.5 / 0.2),
+                       0.5 * math.log(0.5 / 0.4) * 2, 2 * 0.5 * math.log(0.5 / 0.25)]
+    assert kl_relation == pytest.approx(np.mean(direct_relation), abs=1e-12)
+    assert kl_fact == pytest.approx(np.mean([-math.log(0.5), -math.log(0.4), -math.log(0.25)]), abs=1e-12)
+    assert accuracy == pytest.approx(1 / 3)  # row 0 right, row 1 a tie resolved to 2 ≠ 3, row 2 a tie resolved to 0 ≠ 1
+
+
+def test_closed_form_gradients_match_autograd():
+    task = factual_task(4, 2, 3, noise=3, length=5, seed=6)
+    tokens, targets = task.sample(generator(7), 3)
+    counts = token_counts(task, tokens)
+    rng = np.random.default_rng(1)
+    w_kq = torch.from_numpy(rng.normal(size=task.vocabulary - 1)).requires_grad_()
+    w_ov = torch.from_numpy(rng.normal(size=(task.answer_count, task.vocabulary - 1))).requires_grad_()
+    loss, grad_kq, grad_ov = gradients(counts, targets, w_kq.detach(), w_ov.detach(), task.length)
+    reference = torch.nn.functional.cross_entropy(linear_logits(counts, w_kq, w_ov, task.length), targets)
+    reference.backward()
+    assert float(loss) == pytest.approx(float(reference.detach()), abs=1e-12)
+    torch.testing.assert_close(grad_kq, w_kq.grad, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(grad_ov, w_ov.grad, rtol=1e-10, atol=1e-12)
+
+
+def test_dynamics_start_uniform_are_deterministic_and_lower_the_loss():
+    curves = dynamics(DYNAMICS, 0)
+    assert list(curves.columns) == DYNAMICS_COLUMNS and list(curves["step"]) == [0, 20, 40, 60]
+    first = curves.iloc[0]
+    assert first["kl_fact"] == pytest.approx(math.log(2 * 3)) and first["kl_relation"] == pytest.approx(math.log(2))
+    assert curves["loss"].is_monotonic_decreasing
+    pd.testing.assert_frame_equal(curves, dynamics(DYNAMICS, 0))
+    assert not curves.equals(dynamics(DYNAMICS, 1))
+
+
+def test_tiny_grids_memorise_every_fact_and_are_deterministic():
+    for model in ("attention_mlp", "attention_only"):
+        grid = recall_grid(TINY, model, 0)
+        assert list(grid.columns) == COLUMNS and len(grid) == 1
+        assert float(grid["recall"].iloc[0]) == 1.0 and float(grid["loss"].iloc[0]) < 0.1
+        assert int(grid["facts"].iloc[0]) == int(grid["subjects"].iloc[0] * grid["relations"].iloc[0])
+        if model == "attention_mlp":
+            pd.testing.assert_frame_equal(grid, recall_grid(TINY, model, 0))
+    needed = needed_sizes(grid, 0.99)
+    assert needed["axis"].iloc[0] == "d" and needed["reason"].iloc[0] == ALWAYS and np.isnan(needed["needed"].iloc[0])
+    two_points = pd.concat([grid.assign(d=12, parameters=grid["parameters"] / 2, recall=0.5), grid])
+    needed = needed_sizes(two_points, 0.75)
+    assert needed["reason"].iloc[0] == "" and float(needed["needed"].iloc[0]) == pytest.approx(math.sqrt(12 * 24))

@@ -1,0 +1,176 @@
+"""Slide 24's planted-token task and three steps: the sampler, the model against an explicit loop, the chunked
+gradient against a one-shot one, the normalised step, the first step against slide 22's closed form, the
+theorem's threshold and slopes, the boundary interpolation, the slope fit, and determinism."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from torch import nn
+
+from icdenoise.maths.thresholds import ALWAYS, NEVER
+from icdenoise.studies.memory.embeddings import generator
+from icdenoise.studies.memory.planted import (
+    GRID_COLUMNS,
+    TRIGGER,
+    chunked_gradient,
+    embeddings,
+    grid_points,
+    inputs_of,
+    logits_of,
+    normalised_step,
+    planted_samples,
+    target_map,
+    three_steps,
+    threshold_grid,
+)
+from icdenoise.studies.memory.planted_boundary import boundary_slope, success_boundary, theory_d, theory_slope
+
+TINY = {"vocabulary": 12, "seed": 0, "ds": [8, 16], "lengths": [5, 8], "samples": 64, "samples_list": [32, 64],
+        "samples_length": 5, "test_samples": 64, "step_ov": 1.0, "kq_scale": 2.0, "step_ov3": 100.0,
+        "success_threshold": 0.9}
+
+
+def tiny_problem(vocabulary=10, length=7, d=6, count=9, seed=3):
+    permutation = target_map({"vocabulary": vocabulary, "seed": seed})
+    tokens, planted, targets = planted_samples(generator(seed, 99), count, vocabulary, length, permutation)
+    tables = embeddings(seed, vocabulary, d)
+    rng = generator(seed, 98)
+    weights = {"wov": torch.randn(d, d, generator=rng), "wkq": torch.randn(d, d, generator=rng)}
+    return tokens, planted, targets, tables, weights, permutation
+
+
+def test_sampler_plants_the_trigger_before_the_relevant_token():
+    vocabulary, length, count = 9, 11, 20000
+    permutation = target_map({"vocabulary": vocabulary, "seed": 5})
+    assert sorted(permutation.tolist()) == list(range(vocabulary))
+    tokens, planted, targets = planted_samples(generator(1, 2), count, vocabulary, length, permutation)
+    rows = torch.arange(count)
+    assert tokens.shape == (count, length)
+    assert torch.all(tokens[:, -1] == TRIGGER) and torch.all(tokens[rows, planted - 1] == TRIGGER)
+    assert torch.all((tokens == TRIGGER).sum(dim=1) == 2)  # q only at t* − 1 and at the query
+    assert int(planted.min()) == 1 and int(planted.max()) == length - 2  # slide 24's t* ∈ 2..T−1, 0-based
+    assert torch.equal(targets, torch.tensor([int(permutation[tokens[b, planted[b]]]) for b in range(count)]))
+    # t* uniform over its T − 2 values, and the free context tokens uniform over the N − 1 non-triggers
+    positions = np.bincount(planted.numpy(), minlength=length)[1:length - 1] / count
+    assert np.max(np.abs(positions - 1 / (length - 2))) < 0.01
+    free = torch.ones(count, length, dtype=torch.bool)
+    free[rows, planted - 1] = False
+    free[:, -1] = False
+    frequencies = np.bincount(tokens[free].numpy(), minlength=vocabulary) / int(free.sum())
+    assert frequencies[TRIGGER] == 0
+    assert np.max(np.abs(np.delete(frequencies, TRIGGER) - 1 / (vocabulary - 1))) < 0.005
+    with pytest.raises(ValueError, match="T ≥ 3"):
+        planted_samples(generator(0), 2, vocabulary, 2, permutation)
+
+
+def test_logits_match_an_explicit_loop():
+    tokens, _, _, (tokens_table, previous_table, outputs), weights, _ = tiny_problem()
+    logits = logits_of(inputs_of(tokens, tokens_table, previous_table), weights["wov"], weights["wkq"], outputs)
+    count, length = tokens.shape
+    for b in range(count):
+        xs = []
+        for t in range(length):
+            x = tokens_table[tokens[b, t]].clone()
+            if t > 0:
+                x = x + previous_table[tokens[b, t - 1]]
+            xs.append(x)
+        scores = torch.stack([xs[t] @ weights["wkq"] @ xs[-1] for t in range(length)])
+        beta = torch.exp(scores - scores.max())
+        beta = beta / beta.sum()
+        mixed = sum(beta[t] * xs[t] for t in range(length))
+        expected = torch.stack([outputs[k] @ weights["wov"] @ mixed for k in range(outputs.shape[0])])
+        torch.testing.assert_close(logits[b], expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["wov", "wkq"])
+def test_chunked_gradient_matches_a_one_shot_gradient(name):
+    tokens, _, targets, tables, weights, _ = tiny_problem(count=23)
+    weights = {key: value * 0.3 for key, value in weights.items()}
+    weight = weights[name].clone().requires_grad_(True)
+    held = dict(weights, **{name: weight})
+    logits = logits_of(inputs_of(tokens, *tables[:2]), held["wov"], held["wkq"], tables[2])
+    (expected,) = torch.autograd.grad(nn.functional.cross_entropy(logits, targets), [weight])
+    for chunk in (1, 5, 23, 100):
+        torch.testing.assert_close(chunked_gradient(name, weights, tables, tokens, targets, chunk), expected,
+                                   rtol=1e-4, atol=1e-6)
+
+
+def test_normalised_step_moves_by_its_size_against_the_gradient():
+    rng = generator(4)
+    weight, gradient = torch.randn(5, 5, generator=rng), torch.randn(5, 5, generator=rng)
+    moved = normalised_step(weight, gradient, 2.5)
+    change = moved - weight
+    assert math.isclose(float(change.norm()), 2.5, rel_tol=1e-5)
+    cosine = float((change * gradient).sum() / (change.norm() * gradient.norm()))
+    assert math.isclose(cosine, -1.0, rel_tol=1e-6)
+    assert torch.equal(normalised_step(weight, torch.zeros(5, 5), 2.5), weight)
+
+
+def test_first_step_is_slide_22s_closed_form_at_uniform_attention():
+    """At W_OV = W_KQ = 0 the attention is uniform and p(k|x) = 1/N, so slide 22's lemma gives
+    ∇_{W_OV} L = (1/n) Σ_i Σ_k (1/N − 1{y_i = k}) u_k h_iᵀ with h_i the mean input of sample i; and the
+    W_KQ gradient vanishes (the logits do not depend on W_KQ while W_OV = 0)."""
+    tokens, _, targets, tables, weights, _ = tiny_problem(count=17)
+    zero = {key: torch.zeros_like(value) for key, value in weights.items()}
+    gradient = chunked_gradient("wov", zero, tables, tokens, targets, 4)
+    vocabulary = tables[2].shape[0]
+    means = inputs_of(tokens, *tables[:2]).mean(dim=1).double()
+    outputs = tables[2].double()
+    expected = torch.zeros_like(gradient, dtype=torch.float64)
+    for i in range(len(tokens)):
+        for k in range(vocabulary):
+            expected += (1 / vocabulary - float(targets[i] == k)) * torch.outer(outputs[k], means[i])
+    torch.testing.assert_close(gradient.double(), expected / len(tokens), rtol=1e-4, atol=1e-6)
+    assert torch.count_nonzero(chunked_gradient("wkq", zero, tables, tokens, targets, 4)) == 0
+
+
+def test_theory_threshold_and_its_slopes():
+    assert math.isclose(float(theory_d(64, 32, 1)), 32 ** 2 / 64)  # n ≤ N²/T: the min is 1
+    assert math.isclose(float(theory_d(64, 32, 4096)), 32 ** 2 / 64 * (64 ** 2 / (32 * 4096)) ** (2 / 3))
+    assert math.isclose(theory_slope(1024, [8, 16, 32], 64), 2.0)
+    assert math.isclose(theory_slope(64, [8, 16, 32], 4096), 4 / 3)
+    assert 4 / 3 < theory_slope(64, [4, 64, 1024], 16) < 2  # across the kink at T = N²/n = 256
+
+
+def test_boundary_interpolates_in_log_d():
+    table = pd.DataFrame({
+        "vocabulary": 16, "samples": 100, "seed": 0,
+        "length": [4] * 4 + [8] * 4 + [16] * 4 + [32] * 4,
+        "d": [16, 32, 64, 128] * 4,
+        "recall": [0.2, 0.5, 0.95, 1.0,   # crosses 0.9 between 32 and 64, 0.4/0.45 of the way in log d
+                   0.1, 0.2, 0.7, 0.9,    # reaches 0.9 exactly at 128
+                   0.0, 0.1, 0.2, 0.3,    # never
+                   0.95, 0.99, 1.0, 1.0],  # always
+    }).sample(frac=1.0, random_state=0)  # the order of the rows must not matter
+    boundary = success_boundary(table, 0.9).set_index("length")
+    assert math.isclose(boundary.loc[4, "d_star"], 32 * 2 ** (0.4 / 0.45))
+    assert math.isclose(boundary.loc[8, "d_star"], 128.0)
+    assert np.isnan(boundary.loc[16, "d_star"]) and boundary.loc[16, "reason"] == NEVER
+    assert np.isnan(boundary.loc[32, "d_star"]) and boundary.loc[32, "reason"] == ALWAYS
+    assert boundary.loc[4, "reason"] == ""
+    assert math.isclose(boundary.loc[8, "theory_d"], float(theory_d(16, 8, 100)))
+
+
+def test_boundary_slope_recovers_a_power_law():
+    lengths = np.array([8, 16, 32, 64, 8, 16, 32, 64])
+    boundary = pd.DataFrame({"vocabulary": 16, "length": lengths, "samples": 100, "seed": [0] * 4 + [1] * 4,
+                             "d_star": 3.0 * lengths ** 1.5, "reason": "", "theory_d": 1.0})
+    extra = pd.DataFrame({"vocabulary": 16, "length": [8, 8], "samples": [50, 400], "seed": 0, "d_star": [1.0, 2.0],
+                          "reason": "", "theory_d": 1.0})
+    slope, low, high = boundary_slope(pd.concat([boundary, extra]))
+    assert math.isclose(slope, 1.5) and low <= 1.5 <= high
+    assert all(np.isnan(boundary_slope(boundary.assign(d_star=np.nan))))
+
+
+def test_grid_columns_points_and_determinism():
+    points = grid_points(TINY)
+    assert len(points) == len(set(points)) == 2 * 2 + 2  # (d, 5, 64) is in both parts
+    first = threshold_grid(TINY, 7)
+    assert list(first.columns) == list(GRID_COLUMNS) and len(first) == len(points)
+    pd.testing.assert_frame_equal(first, threshold_grid(TINY, 7))
+    assert first["recall"].between(0, 1).all() and first["attention_planted"].between(0, 1).all()
+    assert (first["success"] == (first["recall"] >= 0.9)).all()
+    assert three_steps(TINY, 8, 5, 64, 7) != three_steps(TINY, 8, 5, 64, 8)
