@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from gpu_check import STUDY_TARGETS, device_config, study_agreement
+from gpu_check import STUDY_TARGETS, curve_agreement, device_config, study_agreement
 
 from icdenoise.pipeline.config import device_keys, load_yaml, setting
 from icdenoise.pipeline.registry import load_studies
@@ -56,6 +56,17 @@ def test_a_value_missing_on_one_device_or_a_run_ending_elsewhere_is_reported(tmp
     assert "OUTSIDE" in lines[0]
     assert "at step 10 (cuda: 20): max difference 0.00e+00" in lines[2]
     assert "rows differ" in lines[4] and "OUTSIDE" in lines[4]
+
+
+@pytest.mark.parametrize("scale, verdict", [(1.01, "ok"), (1.05, "OUTSIDE")])
+def test_the_curves_are_compared_over_the_steps_both_devices_recorded(tmp_path, scale, verdict):
+    def change(table, frame):
+        frame.loc[frame["step"] == 0, "loss"] *= scale  # 1.1 → 1.1·scale: a difference of 1.1·(scale − 1) over 1.1
+        return pd.concat([frame, frame[frame["step"] == 10].assign(step=20, loss=9.0)])  # only the GPU's: never compared
+
+    lines = curve_agreement(*write_runs(tmp_path, change))
+    assert verdicts(lines)[::2] == [verdict] * len(STUDY_TARGETS)
+    assert all("over steps 0-10" in line for line in lines)
 
 
 def test_the_device_config_sets_every_device_key(repo):
