@@ -186,7 +186,9 @@ def agreement(cpu: Path, gpu: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cores", type=int, default=os.cpu_count(), help="snakemake --cores (default: all)")
-    parser.add_argument("--cpu-run", type=Path, help="a finished CPU run to compare with (default: run one)")
+    parser.add_argument("--cpu-run", type=Path,
+                        help="a finished CPU run to compare with: the folder holding its results/ and benchmarks/, KEEP/cpu of "
+                             "a run kept with --keep (default: run one)")
     parser.add_argument("--configfile", type=Path, nargs="*", default=[],
                         help="configs merged over config/config.yaml before the device (default: none, the paper config)")
     parser.add_argument("--keep", type=Path, help="keep the runs under this folder (cpu/, device/, shared/)")
@@ -199,6 +201,8 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
+    if args.cpu_run and not (args.cpu_run / "benchmarks").is_dir():
+        sys.exit(f"--cpu-run {args.cpu_run}: no benchmarks/ folder there; give the folder the kept run was built in (KEEP/cpu)")
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("torch sees no CUDA GPU: this check needs one (see docs/cluster.md)")
     targets = STUDY_TARGETS if args.studies else TARGETS
