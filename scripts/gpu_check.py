@@ -194,11 +194,14 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the runs under this folder (cpu/, device/, shared/)")
     parser.add_argument("--studies", action="store_true",
                         help="instead of Figs. 3, 4(a) and 8: one training job of each study that can train on a GPU")
-    parser.add_argument("--shared", type=int, default=8,
-                        help="training jobs sharing the GPU in the third run (default 8; 0 leaves that run out)")
+    parser.add_argument("--shared", type=int,
+                        help="training jobs sharing the GPU in the third run (0 leaves that run out; default 8, "
+                             "and 0 with --studies)")
     parser.add_argument("--device", default="cuda",
                         help="the device compared with the CPU (default cuda; cpu runs the check's plumbing without a GPU)")
     args = parser.parse_args()
+    if args.shared is None:
+        args.shared = 0 if args.studies else 8
     import torch
 
     if args.cpu_run and not (args.cpu_run / "benchmarks").is_dir():
