@@ -93,8 +93,10 @@ def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targe
                "--resources", f"gpu={gpus}", "--configfile", *map(str, configfiles), "device.yaml"]
     stages = {"prepare": ["--omit-from", *rules], "train": ["--until", *rules], "rest": []}
     python_path = os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))
+    if trained_only:
+        del stages["rest"]
     walls = {}
-    for stage, selection in list(stages.items())[:2 if trained_only else 3]:
+    for stage, selection in stages.items():
         started = time.perf_counter()
         result = subprocess.run(command + selection, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": python_path})
         if result.returncode != 0:
@@ -197,7 +199,7 @@ def main() -> None:
     parser.add_argument("--shared", type=int,
                         help="training jobs sharing the GPU in the third run (0 leaves that run out; default 8, "
                              "and 0 with --studies)")
-    parser.add_argument("--device", default="cuda",
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="the device compared with the CPU (default cuda; cpu runs the check's plumbing without a GPU)")
     args = parser.parse_args()
     if args.shared is None:
