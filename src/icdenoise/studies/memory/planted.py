@@ -52,6 +52,7 @@ import math
 import pandas as pd
 import torch
 from torch import nn
+from torch.nn.functional import embedding
 
 from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
 from icdenoise.studies.memory.planted_boundary import theory_d
@@ -89,37 +90,44 @@ def embeddings(seed: int, vocabulary: int, d: int) -> tuple[torch.Tensor, torch.
     return tuple(gaussian_embeddings(rng, vocabulary, d) for _ in range(3))
 
 
-def inputs_of(tokens: torch.Tensor, tokens_table: torch.Tensor, previous_table: torch.Tensor) -> torch.Tensor:
-    """(B, T, d): x_t = e_{z_t} + ẽ_{z_{t−1}}, with no previous-token term at t = 1."""
-    inputs = tokens_table[tokens]
-    inputs[:, 1:] += previous_table[tokens[:, :-1]]
-    return inputs
+def attention(tokens: torch.Tensor, tables: tuple, wkq: torch.Tensor) -> torch.Tensor:
+    """(B, T): β_t = softmax_t(x_tᵀ W_KQ x_T), with x_t = e_{z_t} + ẽ_{z_{t−1}} (no previous-token term at t = 1).
+
+    The (B, T, d) inputs are never formed: with p = W_KQ x_T, x_tᵀ p = e_{z_t}ᵀ p + ẽ_{z_{t−1}}ᵀ p, so p is
+    scored against the N rows of e and of ẽ once and the scores are gathered at each sample's tokens."""
+    tokens_table, previous_table = tables[0], tables[1]
+    probe = (embedding(tokens[:, -1], tokens_table) + embedding(tokens[:, -2], previous_table)) @ wkq.T
+    scores = (probe @ tokens_table.T).gather(1, tokens)
+    after = (probe @ previous_table.T).gather(1, tokens[:, :-1])
+    return torch.softmax(scores + nn.functional.pad(after, (1, 0)), dim=1)
 
 
-def attention(inputs: torch.Tensor, wkq: torch.Tensor) -> torch.Tensor:
-    """(B, T): β_t = softmax_t(x_tᵀ W_KQ x_T)."""
-    scores = torch.einsum("btd,bd->bt", inputs, inputs[:, -1] @ wkq.T)
-    return torch.softmax(scores, dim=1)
-
-
-def logits_of(inputs: torch.Tensor, wov: torch.Tensor, wkq: torch.Tensor, outputs: torch.Tensor) -> torch.Tensor:
-    """(B, N): logits_k = u_kᵀ W_OV Σ_t β_t x_t."""
-    mixed = torch.einsum("bt,btd->bd", attention(inputs, wkq), inputs)
+def logits_from(beta: torch.Tensor, tokens: torch.Tensor, tables: tuple, wov: torch.Tensor) -> torch.Tensor:
+    """(B, N): logits_k = u_kᵀ W_OV Σ_t β_t x_t for the attention `beta` (B, T). The mix is formed in the
+    embeddings' coordinates: Σ_t β_t x_t = Σ_k a_k e_k + Σ_k b_k ẽ_k, where a_k is the attention on the
+    positions holding token k and b_k on the positions that follow one."""
+    tokens_table, previous_table, outputs = tables
+    on_token = beta.new_zeros(len(tokens), len(tokens_table)).scatter_add(1, tokens, beta)
+    after_token = beta.new_zeros(len(tokens), len(previous_table)).scatter_add(1, tokens[:, :-1], beta[:, 1:])
+    mixed = on_token @ tokens_table + after_token @ previous_table
     return mixed @ wov.T @ outputs.T
+
+
+def logits_of(tokens: torch.Tensor, tables: tuple, wov: torch.Tensor, wkq: torch.Tensor) -> torch.Tensor:
+    """(B, N): logits_k = u_kᵀ W_OV Σ_t β_t x_t of the samples `tokens` (B, T), tables (e, ẽ, u)."""
+    return logits_from(attention(tokens, tables, wkq), tokens, tables, wov)
 
 
 def chunked_gradient(name: str, weights: dict[str, torch.Tensor], tables: tuple, tokens: torch.Tensor,
                      targets: torch.Tensor, chunk: int) -> torch.Tensor:
     """∇ of the mean cross-entropy over every sample of `tokens` with respect to `weights[name]` ("wov" or
     "wkq"), the other held: summed losses of `chunk`-sized pieces, each differentiated and added."""
-    tokens_table, previous_table, outputs = tables
     weight = weights[name].detach().clone().requires_grad_(True)
     held = {key: value.detach() for key, value in weights.items()}
     held[name] = weight
     total = torch.zeros_like(weight)
     for start in range(0, len(tokens), chunk):
-        inputs = inputs_of(tokens[start:start + chunk], tokens_table, previous_table)
-        logits = logits_of(inputs, held["wov"], held["wkq"], outputs)
+        logits = logits_of(tokens[start:start + chunk], tables, held["wov"], held["wkq"])
         loss = nn.functional.cross_entropy(logits, targets[start:start + chunk], reduction="sum")
         (gradient,) = torch.autograd.grad(loss, [weight])
         total += gradient
@@ -138,22 +146,22 @@ def evaluate(weights: dict[str, torch.Tensor], tables: tuple, tokens: torch.Tens
              targets: torch.Tensor, chunk: int) -> tuple[float, float]:
     """(recall, mean β_{t*}) over the samples: the fraction whose argmax logit is the target, and the mean
     attention the query puts on the planted position."""
-    tokens_table, previous_table, outputs = tables
     hits, focus = 0, 0.0
     with torch.no_grad():
         for start in range(0, len(tokens), chunk):
-            inputs = inputs_of(tokens[start:start + chunk], tokens_table, previous_table)
-            beta = attention(inputs, weights["wkq"])
-            logits = logits_of(inputs, weights["wov"], weights["wkq"], outputs)
+            chunk_tokens = tokens[start:start + chunk]
+            beta = attention(chunk_tokens, tables, weights["wkq"])
+            logits = logits_from(beta, chunk_tokens, tables, weights["wov"])
             hits += int((logits.argmax(dim=1) == targets[start:start + chunk]).sum())
-            rows = torch.arange(len(inputs))
+            rows = torch.arange(len(chunk_tokens))
             focus += float(beta[rows, planted[start:start + chunk]].sum())
     return hits / len(tokens), focus / len(tokens)
 
 
 def chunk_size(block: dict, length: int, d: int) -> int:
-    """Samples per chunk: about `block["chunk_floats"]` floats of inputs (B·T·d), at least 1."""
-    return max(1, int(block.get("chunk_floats", 2 ** 21)) // (length * d))
+    """Samples per chunk: about `block["chunk_floats"]` floats of intermediates, counted as T + N + d per sample
+    (the scores, the attention on each token and the mix), at least 1."""
+    return max(1, int(block.get("chunk_floats", 2 ** 21)) // (length + block["vocabulary"] + d))
 
 
 def three_steps(block: dict, d: int, length: int, samples: int, seed: int) -> dict:

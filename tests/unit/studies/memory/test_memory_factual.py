@@ -89,6 +89,31 @@ def test_transformer_matches_an_explicit_loop_and_counts_its_parameters(width):
         torch.testing.assert_close(logits[b], u @ h, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("width", [0, 5])
+def test_transformer_gradients_match_the_per_head_form_by_autograd(width):
+    """The regrouped products of `hidden` give the gradients of the class docstring's per-head form (an einsum
+    over the head coordinates, in float64) to float32 rounding."""
+    task = factual_task(4, 3, 2, noise=3, length=5, seed=1)
+    embeddings = factual_embeddings(task, 8, seed=1)
+    heads, head_dim = 3, 2
+    model = FactualTransformer(embeddings, heads, head_dim, width, generator(4, 5))
+    tokens, targets = task.sample(generator(6), 2)
+    torch.nn.functional.cross_entropy(model(tokens), targets).backward()
+    weights = {name: p.detach().double().requires_grad_() for name, p in model.named_parameters()}
+    x = embeddings.tokens.double()[tokens]
+    batch, length, d = x.shape
+    query = (x[:, -1] @ weights["query"].T).view(batch, heads, head_dim)
+    keys = (x @ weights["key"].T).view(batch, length, heads, head_dim)
+    values = (x @ weights["value"].T).view(batch, length, heads, head_dim)
+    attention = torch.softmax(torch.einsum("blhk,bhk->bhl", keys, query) / math.sqrt(head_dim), dim=-1)
+    h = x[:, -1] + torch.einsum("bhl,blhk->bhk", attention, values).reshape(batch, -1) @ weights["output"].T
+    if width:
+        h = h + torch.relu(h @ weights["up"].T) @ weights["down"].T
+    torch.nn.functional.cross_entropy(h @ embeddings.outputs.double().T, targets).backward()
+    for name, parameter in model.named_parameters():
+        torch.testing.assert_close(parameter.grad.double(), weights[name].grad, rtol=1e-4, atol=1e-6)
+
+
 def test_grid_points_follow_the_attention_sizing_rule():
     block = dict(TINY, attention_mlp=dict(TINY["attention_mlp"], sizes=[3, 10], widths=[1, 2]))
     points = grid_points(block, "attention_mlp")

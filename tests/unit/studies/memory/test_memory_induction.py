@@ -133,6 +133,32 @@ def test_the_model_equals_an_explicit_causal_loop_over_positions(layers):
         torch.testing.assert_close(model.logits_at(tokens, where), logits[where], rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("layers", [1, 2])
+def test_the_first_layers_gathered_products_have_attends_values_and_gradients(layers):
+    """`first_layer` (every position) and `first_layer_at` (query positions) against `attend` on the formed
+    residual vectors x_t = e_{z_t} + p_t, in value and, by autograd, in the gradients of the trained first-layer
+    matrices (W_KQ¹; and W_OV¹ in the 1-layer model)."""
+    block = dict(TINY, length=10)
+    model = AttentionOnlyTransformer(frozen_embeddings(block), layers, generator(0, 5))
+    with torch.no_grad():
+        for matrix in model.trained.values():
+            matrix.mul_(8.0)
+    tokens, _ = trigger_bigrams(block).sample(generator(1), 3, 10)
+    x = model.token_embeddings[tokens] + model.position_embeddings[:10]
+    query_positions = torch.tensor([[2, 5, 9], [0, 3, 3], [7, 8, 1]])
+    queries = x.gather(1, query_positions[..., None].expand(-1, -1, x.shape[2]))
+    trained = [model.trained[name] for name in ("wkq1", "wov1") if name in model.trained]
+    assert len(trained) == 3 - layers
+    rng = generator(7)
+    for fast, reference in ((model.first_layer(tokens), model.attend(1, x, x, torch.arange(10)[None])),
+                            (model.first_layer_at(tokens, query_positions), model.attend(1, x, queries, query_positions))):
+        torch.testing.assert_close(fast, reference, rtol=1e-5, atol=1e-5)
+        cotangent = torch.randn(fast.shape, generator=rng)
+        for mine, theirs in zip(torch.autograd.grad((fast * cotangent).sum(), trained),
+                                torch.autograd.grad((reference * cotangent).sum(), trained)):
+            torch.testing.assert_close(mine, theirs, rtol=1e-4, atol=1e-5)
+
+
 def test_two_layer_model_trains_wkq1_wkq2_wov2_and_freezes_the_remapping():
     embeddings = frozen_embeddings(TINY)
     two = AttentionOnlyTransformer(embeddings, 2, generator(0, 5))

@@ -18,7 +18,6 @@ from icdenoise.studies.memory.planted import (
     chunked_gradient,
     embeddings,
     grid_points,
-    inputs_of,
     logits_of,
     normalised_step,
     planted_samples,
@@ -67,8 +66,9 @@ def test_sampler_plants_the_trigger_before_the_relevant_token():
 
 
 def test_logits_match_an_explicit_loop():
-    tokens, _, _, (tokens_table, previous_table, outputs), weights, _ = tiny_problem()
-    logits = logits_of(inputs_of(tokens, tokens_table, previous_table), weights["wov"], weights["wkq"], outputs)
+    tokens, _, _, tables, weights, _ = tiny_problem()
+    tokens_table, previous_table, outputs = tables
+    logits = logits_of(tokens, tables, weights["wov"], weights["wkq"])
     count, length = tokens.shape
     for b in range(count):
         xs = []
@@ -85,13 +85,30 @@ def test_logits_match_an_explicit_loop():
         torch.testing.assert_close(logits[b], expected, rtol=1e-4, atol=1e-5)
 
 
+def test_gradients_match_the_dense_inputs_form_by_autograd():
+    """The gathered scores and scattered mix give the gradients of the form with every x_t formed, (B, T, d),
+    in float64."""
+    tokens, _, targets, tables, weights, _ = tiny_problem(count=13)
+    weights = {key: (value * 0.3).requires_grad_(True) for key, value in weights.items()}
+    nn.functional.cross_entropy(logits_of(tokens, tables, weights["wov"], weights["wkq"]), targets).backward()
+    dense = {key: value.detach().double().requires_grad_(True) for key, value in weights.items()}
+    tokens_table, previous_table, outputs = (table.double() for table in tables)
+    inputs = tokens_table[tokens]
+    inputs[:, 1:] += previous_table[tokens[:, :-1]]
+    beta = torch.softmax(torch.einsum("btd,bd->bt", inputs, inputs[:, -1] @ dense["wkq"].T), dim=1)
+    logits = torch.einsum("bt,btd->bd", beta, inputs) @ dense["wov"].T @ outputs.T
+    nn.functional.cross_entropy(logits, targets).backward()
+    for key in weights:
+        torch.testing.assert_close(weights[key].grad.double(), dense[key].grad, rtol=1e-4, atol=1e-6)
+
+
 @pytest.mark.parametrize("name", ["wov", "wkq"])
 def test_chunked_gradient_matches_a_one_shot_gradient(name):
     tokens, _, targets, tables, weights, _ = tiny_problem(count=23)
     weights = {key: value * 0.3 for key, value in weights.items()}
     weight = weights[name].clone().requires_grad_(True)
     held = dict(weights, **{name: weight})
-    logits = logits_of(inputs_of(tokens, *tables[:2]), held["wov"], held["wkq"], tables[2])
+    logits = logits_of(tokens, tables, held["wov"], held["wkq"])
     (expected,) = torch.autograd.grad(nn.functional.cross_entropy(logits, targets), [weight])
     for chunk in (1, 5, 23, 100):
         torch.testing.assert_close(chunked_gradient(name, weights, tables, tokens, targets, chunk), expected,
@@ -117,7 +134,9 @@ def test_first_step_is_slide_22s_closed_form_at_uniform_attention():
     zero = {key: torch.zeros_like(value) for key, value in weights.items()}
     gradient = chunked_gradient("wov", zero, tables, tokens, targets, 4)
     vocabulary = tables[2].shape[0]
-    means = inputs_of(tokens, *tables[:2]).mean(dim=1).double()
+    inputs = tables[0][tokens].double()
+    inputs[:, 1:] += tables[1][tokens[:, :-1]].double()
+    means = inputs.mean(dim=1)
     outputs = tables[2].double()
     expected = torch.zeros_like(gradient, dtype=torch.float64)
     for i in range(len(tokens)):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
+from torch.nn.functional import embedding
 
 from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
 from icdenoise.studies.memory.induction.task import output_positions
@@ -80,29 +81,59 @@ class AttentionOnlyTransformer(nn.Module):
         attention = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
         return queries + (attention @ keys) @ output_value.T
 
-    def residual_stream(self, tokens: torch.Tensor, layers: int) -> torch.Tensor:
-        """(B, T) tokens → (B, T, d): x_t after the first `layers` layers (0: the embeddings e_{z_t} + p_t)."""
+    def first_layer(self, tokens: torch.Tensor) -> torch.Tensor:
+        """(B, T) tokens → (B, T, d): the first layer at every position, x_t + W_OV¹ Σ_{s ≤ t} β_s x_s with
+        x_t = e_{z_t} + p_t, as `attend` computes it but with each product W x_t taken as W e_{z_t} + W p_t: the N
+        token and T position embeddings are multiplied once and gathered, instead of all B·T residual vectors.
+        Equal to `attend(1, x, x, positions)` up to float32 rounding (tests/unit/studies/memory/test_memory_induction.py)."""
         length = tokens.shape[1]
-        x = self.token_embeddings[tokens] + self.position_embeddings[:length]
-        positions = torch.arange(length, device=tokens.device)[None]
-        for layer in range(1, layers + 1):
-            x = self.attend(layer, x, x, positions)
-        return x
+        x = embedding(tokens, self.token_embeddings) + self.position_embeddings[:length]
+
+        def times(matrix: torch.Tensor) -> torch.Tensor:  # (B, T, d): row t is W x_t = W e_{z_t} + W p_t
+            return embedding(tokens, self.token_embeddings @ matrix.T) + self.position_embeddings[:length] @ matrix.T
+
+        scores = times(self.matrix("wkq1")) @ x.transpose(1, 2)  # [b, t, s] = x_sᵀ W_KQ¹ x_t
+        positions = torch.arange(length, device=tokens.device)
+        attention = torch.softmax(scores.masked_fill(positions[None, :] > positions[:, None], float("-inf")), dim=-1)
+        return x + attention @ times(self.matrix("wov1"))
+
+    def first_layer_at(self, tokens: torch.Tensor, query_positions: torch.Tensor) -> torch.Tensor:
+        """(B, T) tokens and (B, Q) query positions t → (B, Q, d): the first layer at those positions only,
+        x_t + W_OV¹ Σ_{s ≤ t} β_s x_s, with the keys x_s = e_{z_s} + p_s never formed. With r = W_KQ¹ x_t the score
+        is x_sᵀ r = e_{z_s}ᵀ r + p_sᵀ r, and the mix is Σ_s β_s x_s = Σ_k a_k e_k + Σ_s β_s p_s, where a_k is the
+        attention on the positions holding token k. Equal to `attend(1, x, queries, query_positions)` up to
+        float32 rounding (tests/unit/studies/memory/test_memory_induction.py)."""
+        length, tokens_table = tokens.shape[1], self.token_embeddings
+        positions_table = self.position_embeddings[:length]
+        queries = embedding(tokens.gather(1, query_positions), tokens_table) + embedding(query_positions, positions_table)
+        probes = queries @ self.matrix("wkq1").T  # (B, Q, d): row q is W_KQ¹ x_t
+        keyed = tokens[:, None, :].expand(-1, query_positions.shape[1], -1)  # (B, Q, T): [b, q, s] = z_s
+        scores = (probes @ tokens_table.T).gather(2, keyed) + probes @ positions_table.T  # [b, q, s] = x_sᵀ W_KQ¹ x_t
+        causal = torch.arange(length, device=tokens.device) <= query_positions[..., None]  # [b, q, s]: s ≤ t
+        attention = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1)
+        on_token = attention.new_zeros(*attention.shape[:2], len(tokens_table)).scatter_add(2, keyed, attention)
+        return queries + (on_token @ tokens_table + attention @ positions_table) @ self.matrix("wov1").T
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """(B, T) tokens → (B, T, N) logits u_vᵀ x_t at every position."""
-        return self.residual_stream(tokens, self.layers) @ self.output_embeddings.T
+        x = self.first_layer(tokens)
+        if self.layers == 2:
+            x = self.attend(2, x, x, torch.arange(tokens.shape[1], device=tokens.device)[None])
+        return x @ self.output_embeddings.T
 
     def logits_at(self, tokens: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
         """(B, T) tokens and a (B, T) bool mask of M positions → (M, N) logits there, in the order of `where`'s
         nonzero entries: `forward(tokens)[where]`, with the last layer computed at those positions only."""
-        keys = self.residual_stream(tokens, self.layers - 1)  # (B, T, d)
         slot = torch.cumsum(where, dim=1) - 1  # a query's rank among its sequence's queries
         positions = torch.zeros(len(tokens), int(where.sum(dim=1).max()), dtype=torch.int64, device=tokens.device)
         sequence, position = where.nonzero(as_tuple=True)
         positions[sequence, slot[sequence, position]] = position  # (B, Q): each sequence's query positions, padded with 0
-        queries = keys.gather(1, positions[..., None].expand(-1, -1, keys.shape[2]))  # (B, Q, d)
-        outputs = self.attend(self.layers, keys, queries, positions)
+        if self.layers == 1:
+            outputs = self.first_layer_at(tokens, positions)
+        else:
+            keys = self.first_layer(tokens)  # (B, T, d)
+            queries = keys.gather(1, positions[..., None].expand(-1, -1, keys.shape[2]))  # (B, Q, d)
+            outputs = self.attend(2, keys, queries, positions)
         return outputs[sequence, slot[sequence, position]] @ self.output_embeddings.T
 
 

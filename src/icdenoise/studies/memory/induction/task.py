@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from torch import nn
 
 BIGRAMS = 2  # purpose code of the bigram model's generator (independent of the embeddings', 1, and a run's, 3-5)
 
@@ -43,18 +42,19 @@ class TriggerBigrams:
             outputs = self.outputs[torch.randint(len(self.outputs), (sequences, len(triggers)), generator=rng)]
         else:
             outputs = self.outputs[torch.multinomial(self.output_rows, sequences, replacement=True, generator=rng).T]
-        uniforms = torch.rand(length, sequences, generator=rng, dtype=torch.float64)  # row t: one per sequence
-        forced = torch.full((sequences, self.vocabulary), -1, dtype=torch.int64)
-        forced[:, triggers] = outputs  # forced[b, i] = o_k if i = q_k, else −1
-        bigram_cdf = torch.cumsum(self.transitions, dim=1)
-        last = self.vocabulary - 1
-        tokens = torch.empty(sequences, length, dtype=torch.int64)
-        tokens[:, 0] = torch.searchsorted(torch.cumsum(self.initial, 0), uniforms[0], right=True).clamp_max(last)
+        uniforms = torch.rand(length, sequences, generator=rng, dtype=torch.float64).numpy()  # row t: one per sequence
+        forced = np.full((sequences, self.vocabulary), -1, dtype=np.int64)
+        forced[:, triggers.numpy()] = outputs.numpy()  # forced[b, i] = o_k if i = q_k, else −1
+        bigram_cdf = torch.cumsum(self.transitions, dim=1).numpy()
+        last, rows = self.vocabulary - 1, np.arange(sequences)
+        tokens = np.empty((sequences, length), dtype=np.int64)
+        tokens[:, 0] = np.minimum(np.searchsorted(torch.cumsum(self.initial, 0).numpy(), uniforms[0], side="right"), last)
         for t in range(1, length):
             previous = tokens[:, t - 1]
-            bigram = torch.searchsorted(bigram_cdf[previous], uniforms[t, :, None], right=True)[:, 0].clamp_max(last)
-            fixed = forced.gather(1, previous[:, None])[:, 0]
-            tokens[:, t] = torch.where(fixed >= 0, fixed, bigram)
+            bigram = np.minimum((bigram_cdf[previous] <= uniforms[t, :, None]).sum(axis=1), last)  # searchsorted, right
+            fixed = forced[rows, previous]
+            tokens[:, t] = np.where(fixed >= 0, fixed, bigram)
+        tokens = torch.from_numpy(tokens)
         return tokens, outputs
 
 
@@ -89,7 +89,6 @@ def trigger_bigrams(block: dict) -> TriggerBigrams:
 def output_positions(tokens: torch.Tensor, triggers: torch.Tensor) -> torch.Tensor:
     """(B, T) bool: position t holds a trigger that already occurred before t, so z_{t+1} is its output o_k, fixed
     by the sequence (slide 20: "loss on deterministic output tokens only")."""
-    vocabulary = int(max(tokens.max(), triggers.max())) + 1
-    occurrences = torch.cumsum(nn.functional.one_hot(tokens, vocabulary), dim=1)  # [b, t, i] = #{s ≤ t: z_s = i}
-    seen_before = occurrences.gather(2, tokens[..., None])[..., 0] >= 2
-    return seen_before & torch.isin(tokens, triggers)
+    is_trigger = tokens[..., None] == triggers  # [b, t, k]: z_t = q_k
+    occurrences = torch.cumsum(is_trigger, dim=1)  # [b, t, k] = #{s ≤ t: z_s = q_k}
+    return (is_trigger & (occurrences >= 2)).any(dim=2)

@@ -29,7 +29,7 @@ def make_optimizer(name: str, options: dict, parameters):
 
 @torch.no_grad()
 def evaluate(model: AttentionOnlyTransformer, test_tokens: torch.Tensor, triggers: torch.Tensor,
-             chunk: int = 256) -> tuple[float, float]:
+             chunk: int = 64) -> tuple[float, float]:
     """Test cross-entropy and accuracy over every output position of the test sequences, in chunks of sequences."""
     total_loss, total_hits, total_count = 0.0, 0, 0
     for start in range(0, len(test_tokens), chunk):
