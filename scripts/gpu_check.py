@@ -8,7 +8,7 @@ on a CUDA GPU, each job's wall time, and the agreement of what they learned.
     .venv/bin/python scripts/gpu_check.py --device cpu --configfile config/smoke.yaml   # its plumbing, no GPU
 
 Each run builds figures/fig3.parquet, figures/fig4a.parquet and figures/fig8.parquet from an empty
-results/ in a fresh copy of this workflow, with `training.device` set to cpu or cuda, in three timed
+results/ in a fresh copy of this workflow, with `execution.training.device` set to cpu or cuda, in three timed
 stages: what the training jobs need, the training jobs (the sweeps' wall time), and the rest. GPU
 training jobs run one at a time (`--resources gpu=1`), so that each job's `benchmark:` wall time is its
 own. A third run then trains the same sweeps again with `--shared` jobs sharing the one GPU
@@ -18,7 +18,7 @@ Agreement, fixed before any GPU run: the learned α, β, γ and final losses wit
 CPU's, and Fig. 8's weight matrices within 2% of their largest entry. Float32 reductions run in another
 order on a GPU and Adam amplifies the difference over thousands of steps, so bit-equality is not
 expected; TF32 is off (icdenoise.maths.runtime), so the difference is rounding, not precision.
-Every device key (training.device and each study's) is set, so `--studies` trains those jobs on the
+Every device key (execution.training.device and each study's) is set, so `--studies` trains those jobs on the
 device too; its tolerance is written at STUDY_TARGETS. After the comparison, each training job of the
 figures is printed against its floor on the GPU (scripts/floor.py, `probe_cuda`).
 """
@@ -68,7 +68,7 @@ STEP_COLUMNS = ("step", "epoch")
 
 
 def device_config(device: str) -> str:
-    """A config file setting every device key (training.device and each study's, `Study.devices`) to `device`."""
+    """A config file setting every device key (execution.training.device and each study's, `Study.devices`) to `device`."""
     config = {}
     for key in device_keys(load_studies(load_yaml(REPO / "config" / "config.yaml")["studies"])).values():
         *parents, last = key.split(".")

@@ -20,15 +20,18 @@ sys.path.insert(0, str(REPO / "src"))
 
 from icdenoise.pipeline.config import load_yaml, validate_config  # noqa: E402
 from icdenoise.pipeline.named_runs import run_prefix  # noqa: E402
+from icdenoise.pipeline.codedeps import study_code  # noqa: E402
 from icdenoise.records.registration import LOCK, lock_text, read_lock, study_digests  # noqa: E402
 
 
 def run_digests(config: dict, prefix: str) -> dict[str, str]:
-    """`<prefix><study>.<claim>` → digest, for every study the config registers."""
+    """`<prefix><study>.<claim>` → digest, for every study the config registers: its definition, science settings and
+    the digest of the study's code (icdenoise.pipeline.codedeps.study_code)."""
     digests = {}
     for name, study in validate_config(config, REPO / "workflow" / "schemas").items():
         registry = __import__(study.claims_module, fromlist=["CLAIMS"]).CLAIMS
-        digests |= study_digests(name, registry, config[name]["claims"], study.claim_settings(config), prefix)
+        code = study_code(study, config, REPO / "workflow")
+        digests |= study_digests(name, registry, config[name]["claims"], study.claim_settings(config), prefix, code)
     return digests
 
 

@@ -51,3 +51,39 @@ def test_the_history_check_and_the_ledgers_commit_lookup_on_a_repository_of_thei
     assert found == {"a": second, "b": first, "c": UNREGISTERED}
     lock.write_text(lock_text({"toy.a": "3" * 16, "toy.b": "5" * 16}))  # b changed, not committed
     assert defined_in(repo, "toy", {"toy.b": "5" * 16}) == {"b": UNCOMMITTED}
+
+
+def test_a_row_is_registered_only_after_its_lock_commit_from_a_clean_tree_and_fresh_tables(tmp_path):
+    from icdenoise.records.registration import REGISTERED, registration
+
+    repo = tmp_path / "repo"
+    (repo / "config").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    (repo / "notes.md").write_text("before\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "before the lock")
+    early = _git(repo, "rev-parse", "HEAD").strip()
+    (repo / "config" / "claims.lock").write_text(lock_text({"toy.a": "1" * 16}))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "the lock, on its own")
+    locked = _git(repo, "rev-parse", "HEAD").strip()
+    (repo / "notes.md").write_text("after\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "after the lock")
+    later = _git(repo, "rev-parse", "HEAD").strip()
+    clean = lambda commit: {"git_commit": commit, "git_dirty": False}  # noqa: E731
+    digests = {"toy.a": "1" * 16}
+
+    row = registration(repo, "toy", digests, clean(later), {"t.parquet": clean(locked)})["a"]
+    assert row["registered"] and row["registration"] == REGISTERED and row["defined_in"] == locked[:7]
+    assert row["built_from"] == f"{later[:7]} (clean)"
+    at_the_lock = registration(repo, "toy", digests, clean(locked), {"t.parquet": clean(locked)})["a"]
+    assert not at_the_lock["registered"] and "not after its registration" in at_the_lock["registration"]
+    dirty = registration(repo, "toy", digests, {"git_commit": later, "git_dirty": True}, {"t.parquet": clean(later)})["a"]
+    assert not dirty["registered"] and "uncommitted changes" in dirty["registration"]
+    stale = registration(repo, "toy", digests, clean(later), {"t.parquet": clean(early)})["a"]
+    assert not stale["registered"] and "computed before its registration" in stale["registration"]
+    other = registration(repo, "toy", {"toy.a": "2" * 16}, clean(later), {"t.parquet": clean(later)})["a"]
+    assert not other["registered"] and UNREGISTERED in other["registration"]
+    outside = registration(repo, "toy", digests, {"git_commit": "unknown", "git_dirty": None}, {})["a"]
+    assert not outside["registered"] and "outside a git checkout" in outside["registration"]

@@ -15,7 +15,7 @@ import json, sys
 from pathlib import Path
 from icdenoise.pipeline.config import ConfigError, load_yaml, validate_config
 config = load_yaml(Path(sys.argv[1]) / "config" / "config.yaml")
-config["training"]["device"] = sys.argv[2]
+config["execution"]["training"]["device"] = sys.argv[2]
 try:
     studies = validate_config(config, Path(sys.argv[1]) / "workflow" / "schemas", local_execution=True)
     problem = None
@@ -44,5 +44,5 @@ def test_cuda_without_a_gpu_is_refused_by_name_and_this_process_still_has_no_tor
     if torch.cuda.is_available():
         pytest.skip("needs a machine without CUDA")
     seen = validate(repo, "cuda")
-    assert "training.device: cuda, but torch sees no CUDA GPU" in seen["problem"]
+    assert "execution.training.device: cuda, but torch sees no CUDA GPU" in seen["problem"]
     assert seen["heavy"] == []

@@ -57,9 +57,10 @@ for study in STUDIES.values():
 
 # A local run's jobs continue in a process that has already imported their libraries (icdenoise.pipeline.warmstart).
 # It starts now, importing the modules of the shared stages and of the figures (torch, pandas and matplotlib among
-# them) while Snakemake builds the DAG; `onstart` sends it the rest of the run's modules.
+# them) while Snakemake builds the DAG; `onstart` sends it the rest of the run's modules. execution.warm_start: false, or
+# ICDENOISE_WARMSTART=0, runs every job in a fresh interpreter instead.
 WARM_START = None
-if workflow.is_main_process and warmstart.enabled():
+if workflow.is_main_process and config["execution"]["warm_start"] and warmstart.enabled():
     SHARED_SCRIPTS = [
         WORKFLOW / "scripts" / f"{name}.py"
         for name in ("sample_prompts", "train_ensemble", "evaluate_bayes", "plot_figure")

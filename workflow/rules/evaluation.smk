@@ -7,7 +7,7 @@ job_rule(
     "../scripts/evaluate_bayes.py",
     "<results>/bayes/{case}/L{L}.parquet",
     params=dict(case=get_case_params, evaluation=canonical(config["evaluation"])),
-    threads=config["evaluation"]["threads"],
+    threads=config["execution"]["evaluation"]["threads"],
 )
 
 job_rule(
@@ -27,5 +27,5 @@ job_rule(
         evaluation=canonical(config["evaluation"]),
         models=lambda wildcards: models_trained_at(wildcards.case, wildcards.L),
     ),
-    threads=config["evaluation"]["threads"],
+    threads=config["execution"]["evaluation"]["threads"],
 )

@@ -11,7 +11,7 @@ from pathlib import Path
 from snakemake.io import get_wildcard_names
 
 from icdenoise.pipeline.cluster import placement
-from icdenoise.pipeline.codedeps import code_dependencies, imported_modules
+from icdenoise.pipeline.codedeps import code_dependencies, imported_modules, trains_in_shared_stage
 from icdenoise.pipeline.config import device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
@@ -175,8 +175,11 @@ def ledger_rule(study, tables, output, caption, appendix=None):
         params=dict(
             study=study,
             title=STUDIES[study].title,
+            package=STUDIES[study].package,
             claims_module=STUDIES[study].claims_module,
             claims=canonical(config[study]["claims"]),
+            workflow_dir=str(WORKFLOW),
+            trains_in_shared_stage=trains_in_shared_stage(STUDIES[study], config),
             settings=canonical(STUDIES[study].claim_settings(config)),
             registered_as=run_prefix(RUN_NAME, BASE_RUN),
             appendix=appendix or {},

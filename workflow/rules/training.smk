@@ -13,5 +13,5 @@ job_rule(
         model_code=lambda wildcards: user_model_files([wildcards.model]),
     ),
     params=dict(training=get_training_params, model=get_model_params),
-    threads=config["training"]["threads"],
+    threads=config["execution"]["training"]["threads"],
 )

@@ -11,6 +11,6 @@ from icdenoise.records.artifacts import write_job_parquet
 log = start_job(snakemake)
 block, evaluation = snakemake.params.case, snakemake.params.evaluation
 table = evaluate_closed_forms(snakemake.wildcards.case, block, int(snakemake.wildcards.L), evaluation["n_prompts"],
-                              evaluation["seed"], evaluation["chunk_size"])
+                              evaluation["seed"], snakemake.config["execution"]["evaluation"]["chunk_size"])
 write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("closed forms (MSE/n):\n%s", table.to_string(index=False))

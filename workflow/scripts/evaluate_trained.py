@@ -16,6 +16,6 @@ use_threads(snakemake.threads)
 block, evaluation = snakemake.params.case, snakemake.params.evaluation
 ensembles = {model: load_trained(path) for model, path in zip(snakemake.params.models, snakemake.input.weights)}
 table = evaluate_denoisers(snakemake.wildcards.case, block, int(snakemake.wildcards.L), ensembles, evaluation["n_prompts"],
-                           evaluation["seed"], evaluation["chunk_size"])
+                           evaluation["seed"], snakemake.config["execution"]["evaluation"]["chunk_size"])
 write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("trained models (MSE/n per seed):\n%s", table.to_string(index=False))

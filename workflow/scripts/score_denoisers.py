@@ -20,6 +20,6 @@ module, function = params.denoisers.split(":")
 denoisers = getattr(importlib.import_module(module), function)(params.case, **params.settings)
 evaluation = params.evaluation
 table = evaluate_denoisers(snakemake.wildcards.case, params.case, params.length, denoisers, evaluation["n_prompts"],
-                           evaluation["seed"], evaluation["chunk_size"])
+                           evaluation["seed"], snakemake.config["execution"]["evaluation"]["chunk_size"])
 write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("MSE/n:\n%s", table.to_string(index=False))

@@ -17,7 +17,7 @@ case, model_name, context_length = snakemake.wildcards.case, snakemake.wildcards
 log = start_job(snakemake)
 use_threads(snakemake.threads)
 training, block = snakemake.params.training, snakemake.params.model
-device = resolve_device(training["device"])
+device = resolve_device(snakemake.config["execution"]["training"]["device"])  # how it runs: not a param
 
 prompts, is_train = read_dataset(snakemake.input[0])
 splits = []

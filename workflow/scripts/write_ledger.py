@@ -1,7 +1,8 @@
 """Rule write_<study>_ledger: a study's claims ledger as Parquet and Markdown, from its Parquet tables
 (icdenoise.records.claims; the study's claims module, its claims block and the settings its claims depend
-on are the rule's params), each claim's definition looked up in config/claims.lock and its git history
-(icdenoise.records.registration), and the Markdown as an HTML page for the report (icdenoise.records.pages)."""
+on are the rule's params), each claim's definition (with the digest of the study's code) looked up in
+config/claims.lock and its git history, each row registered or not (icdenoise.records.registration), and the
+Markdown as an HTML page for the report (icdenoise.records.pages)."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -11,21 +12,29 @@ import importlib
 from pathlib import Path
 
 from icdenoise.pipeline.joblog import start_job
-from icdenoise.records.artifacts import read_frames, write_job_parquet, write_text
+from icdenoise.pipeline.registry import load_studies
+from icdenoise.records.artifacts import git_state, read_frames, read_metadata, write_job_parquet, write_text
 from icdenoise.records.claims import headline, ledger, markdown
 from icdenoise.records.pages import markdown_page
-from icdenoise.records.registration import defined_in, study_digests
+from icdenoise.pipeline.codedeps import code_digest, study_code_files
+from icdenoise.records.registration import registration, study_digests
 
 log = start_job(snakemake)
 params = snakemake.params
 claims = importlib.import_module(params.claims_module)
-frames = {name: read_frames(paths) for name, paths in snakemake.input.items() if name not in ("code", "lock")}
-digests = study_digests(params.study, claims.CLAIMS, params.claims, params.settings, params.registered_as)
-table = ledger(claims.CLAIMS, frames, params.claims, defined_in(Path(snakemake.input.lock).resolve().parents[1], params.study, digests))
+tables = {name: paths for name, paths in snakemake.input.items() if name not in ("code", "lock")}
+frames = {name: read_frames(paths) for name, paths in tables.items()}
+study = load_studies({params.study: params.package})[params.study]
+code = code_digest(study_code_files(study, Path(params.workflow_dir), params.trains_in_shared_stage), Path(params.workflow_dir))
+digests = study_digests(params.study, claims.CLAIMS, params.claims, params.settings, params.registered_as, code)
+paths = [path for entry in tables.values() for path in ([entry] if isinstance(entry, str) else entry)]
+provenance = {path: read_metadata(path) for path in paths if str(path).endswith(".parquet")}
+rows = registration(Path(snakemake.input.lock).resolve().parents[1], params.study, digests, git_state(), provenance)
+table = ledger(claims.CLAIMS, frames, params.claims, rows)
 write_job_parquet(table, snakemake.output.table, snakemake)
 appendix = claims.markdown_appendix(**params.appendix) if hasattr(claims, "markdown_appendix") else ""
 text = markdown(table, params.title, f"snakemake {params.study}", params.config_sources) + appendix
 write_text(snakemake.output.text, text)
 write_text(snakemake.output.page, markdown_page(text, f"Claims ledger: {params.title}"))
 log.info("%s\n%s", headline(table), table[["claim", "paper_value", "ours_mean", "interval_low", "interval_high", "verdict",
-                                              "defined_in"]].to_string(index=False))
+                                              "defined_in", "registered"]].to_string(index=False))

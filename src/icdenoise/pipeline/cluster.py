@@ -14,7 +14,7 @@ PARTITION = "SBATCH_PARTITION"  # every job's partition (also sbatch's own varia
 ACCOUNT = "SBATCH_ACCOUNT"  # the account every job is charged to (also sbatch's own variable)
 GPU_PARTITION = "ICDENOISE_GPU_PARTITION"  # where training jobs that can use a GPU go
 
-SHARED_DEVICES = {"train_ensemble": "training.device"}
+SHARED_DEVICES = {"train_ensemble": "execution.training.device"}
 """The shared stages' rules that can use a GPU, each with the config key of its device (auto, cpu or cuda)."""
 
 

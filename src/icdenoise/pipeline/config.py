@@ -49,17 +49,22 @@ def load_yaml(path: str | Path) -> dict:
 
 def load_schema(schema_dir: str | Path, studies: dict[str, Study] | None = None) -> dict:
     """The core schema (config.schema.yaml in `schema_dir`) with each study's schema inserted as the
-    property named after the study. A study's file holds ``{<study>: <schema>, $defs: {...}}``; its
-    $defs join the core's."""
+    property named after the study. A study's file holds ``{<study>: <schema>, $defs: {...}}`` and, for a
+    study with settings of how its jobs run, ``execution: <schema>``, inserted as ``execution.<study>``;
+    its $defs join the core's."""
     schema = load_yaml(Path(schema_dir) / "config.schema.yaml")
+    execution = schema["properties"]["execution"]
     for name, study in (studies or {}).items():
         block = load_yaml(study.schema)
         for definition, value in block.pop("$defs", {}).items():
             if definition in schema["$defs"]:
                 raise ValueError(f"{study.schema}: $defs.{definition} is already defined by another schema file")
             schema["$defs"][definition] = value
+        if "execution" in block:
+            execution["properties"][name] = block.pop("execution")
+            execution["required"].append(name)
         if list(block) != [name]:
-            raise ValueError(f"{study.schema}: holds {', '.join(block)} (allowed: the one property {name})")
+            raise ValueError(f"{study.schema}: holds {', '.join(block)} (allowed: the property {name}, and execution)")
         schema["properties"][name] = block[name]
         schema["required"].append(name)
     return schema
@@ -242,7 +247,7 @@ def sweep_problems(config: dict, schema: dict) -> list[str]:
 
 
 def device_problems(config: dict, studies: dict[str, Study], local_execution: bool) -> list[str]:
-    """A device key set to `cuda` (training.device, or a study's, `Study.devices`) needs a GPU that torch
+    """A device key set to `cuda` (execution.training.device, or a study's, `Study.devices`) needs a GPU that torch
     sees, when jobs run on this machine (a cluster's login node has none, and its GPU jobs ask the
     scheduler for one). Only then is torch asked, in a child interpreter: this process never imports it."""
     keys = [key for key in device_keys(studies).values() if setting(config, key) == "cuda"]
@@ -276,7 +281,7 @@ def memory_problems(config: dict, studies: dict[str, Study], available_mb: float
     if job.megabytes <= available_mb:
         return []
     return [f"{job.job}: needs an estimated {job.megabytes:,.0f} MB of memory, more than this machine's {available_mb:,.0f} MB "
-            "(allowed: fewer prompts, a shorter L or a smaller n, or evaluation.chunk_size for the evaluations)"]
+            "(allowed: fewer prompts, a shorter L or a smaller n, or execution.evaluation.chunk_size for the evaluations)"]
 
 
 def registered_studies(config: dict, schema: dict) -> dict[str, Study]:

@@ -152,15 +152,16 @@ def task_values(case: dict) -> int:
     return len(case.get("centres", [])) * n or case.get("K", 0) * n  # mixtures: their centres
 
 
-def evaluate(case: dict, length: int, evaluation: dict) -> JobEstimate:
+def evaluate(case: dict, length: int, evaluation: dict, chunk_size: int) -> JobEstimate:
     """One chunk of fresh prompts in float64, its untransformed copy, and estimator temporaries as large
     as the context (second moments, k-means distances); with a corruption of every token, a closed form
     that reads only the query sees each of the L + 1 tokens as a prompt of its own, with the prompt's task
     parameters repeated (icdenoise.maths.estimators: 3.6 GB measured for the low-rank mixture's bases at
-    L = 100, chunk 1000). Time: every fresh prompt once, and every repeated value."""
+    L = 100, chunk 1000). Time: every fresh prompt once, and every repeated value. chunk_size:
+    execution.evaluation.chunk_size."""
     width = (length + 1) * max(case["n"], case.get("K", 0))
     repeated = (length + 1) * task_values(case) if case["corruption"]["kind"] != "query" else 0
-    chunk = min(evaluation["chunk_size"], evaluation["n_prompts"])
+    chunk = min(chunk_size, evaluation["n_prompts"])
     seconds = (STARTUP_SECONDS + TORCH_STARTUP_SECONDS + EVALUATION_SECONDS_PER_VALUE * evaluation["n_prompts"] * width
                + REPEATED_SECONDS_PER_VALUE * evaluation["n_prompts"] * repeated)
     return JobEstimate(f"evaluate_bayes and evaluate_trained (case {case['name']}, L = {length})",
@@ -171,7 +172,7 @@ def evaluate_trained(case: dict, length: int, config: dict) -> JobEstimate:
     """`evaluate`, plus a forward pass of every seed of each configured model that can denoise the case on
     every fresh prompt (bounded by the training coefficient, which counts a backward pass too), and the
     models' temporaries."""
-    base = evaluate(case, length, config["evaluation"])
+    base = evaluate(case, length, config["evaluation"], config["execution"]["evaluation"]["chunk_size"])
     seeds, prompts = len(config["training"]["seeds"]), config["evaluation"]["n_prompts"]
     models = [sized_as(model) for model in config["models"].values()
               if case["corruption"]["kind"] in DENOISES.get(model["architecture"], {case["corruption"]["kind"]})]
@@ -203,7 +204,7 @@ def train_ensemble_job(wildcards: dict, config: dict) -> JobEstimate:
 
 def evaluate_bayes_job(wildcards: dict, config: dict) -> JobEstimate:
     case = _cases(config)[wildcards["case"]]
-    return evaluate(case, int(wildcards["L"]), config["evaluation"])
+    return evaluate(case, int(wildcards["L"]), config["evaluation"], config["execution"]["evaluation"]["chunk_size"])
 
 
 def evaluate_trained_job(wildcards: dict, config: dict) -> JobEstimate:
@@ -238,7 +239,8 @@ def largest_job(config: dict, runs) -> JobEstimate:
     cases = _cases(config)
     lengths = {(case, block["L"]) for case, block in cases.items()} | {(run.case, run.L) for run in runs}
     estimates = [sample_prompts(cases[case], length, config["dataset"]) for case, length in lengths]
-    estimates += [evaluate(cases[case], length, config["evaluation"]) for case, length in lengths]
+    estimates += [evaluate(cases[case], length, config["evaluation"], config["execution"]["evaluation"]["chunk_size"])
+                  for case, length in lengths]
     estimates += [train_ensemble(cases[run.case], run.model, config["models"][run.model], run.L, config["dataset"],
                                  config["training"]) for run in runs]
     return max(estimates, key=lambda estimate: estimate.megabytes)

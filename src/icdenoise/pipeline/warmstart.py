@@ -61,7 +61,8 @@ REAP_SECONDS = 60  # at its end, how long the server waits for copies still runn
 
 
 def enabled(environment=os.environ) -> bool:
-    """Whether a local run should start a server: on Linux, unless ICDENOISE_WARMSTART is 0."""
+    """Whether a local run should start a server: on Linux, unless ICDENOISE_WARMSTART is 0 (the config's
+    execution.warm_start: false turns it off too, in workflow/rules/common.smk)."""
     return sys.platform.startswith("linux") and environment.get(SWITCH_VARIABLE, "1") != "0"
 
 

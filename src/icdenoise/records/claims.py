@@ -139,9 +139,10 @@ def undecided_because(claim: Claim, measurement: Measurement, frames: Frames, sp
     return "; ".join(reasons)
 
 
-def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, definitions: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """One row per configured claim, in registry order. `definitions`: claim id → where its definition was
-    fixed (icdenoise.records.registration), shown in the ledger."""
+def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, definitions: Mapping[str, dict] | None = None) -> pd.DataFrame:
+    """One row per configured claim, in registry order. `definitions`: claim id → its registration
+    (icdenoise.records.registration.registration: defined_in, built_from, registered, registration), shown in
+    the ledger; a claim without one is not registered."""
     rows = []
     for claim_id, claim in registry.items():
         if claim_id not in claims_config:
@@ -163,9 +164,17 @@ def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, defi
             "n_values": measurement.values.size, "interval_low": low, "interval_high": high,
             "interval_method": measurement.method,
             "verdict": "INCONCLUSIVE" if why else ("PASS" if passed else "FAIL"), "why_inconclusive": why,
-            "defined_in": (definitions or {}).get(claim_id, "unknown"),
+            **_registration((definitions or {}).get(claim_id)),
         })
     return pd.DataFrame(rows)
+
+
+def _registration(entry: dict | None) -> dict:
+    """A row's registration columns; without an entry, not registered."""
+    if entry is None:
+        return {"defined_in": "unknown", "built_from": "unknown", "registered": False,
+                "registration": "not registered: no registration was looked up"}
+    return {key: entry[key] for key in ("defined_in", "built_from", "registered", "registration")}
 
 
 def markdown_cell(text) -> str:
@@ -179,11 +188,21 @@ def built_from(sources: dict) -> str:
     return f"Run `{sources['run']}`. Config: {files}; merged config sha256 {sources['merged_sha256'][:12]}."
 
 
+def _counts(rows: pd.DataFrame) -> str:
+    counts = rows["verdict"].value_counts()
+    return f"{counts.get('PASS', 0)} pass, {counts.get('FAIL', 0)} fail, {counts.get('INCONCLUSIVE', 0)} inconclusive"
+
+
 def headline(table: pd.DataFrame) -> str:
-    """How many claims pass, fail and cannot be decided."""
-    counts = table["verdict"].value_counts()
-    return (f"{len(table)} claims: {counts.get('PASS', 0)} pass, {counts.get('FAIL', 0)} fail, "
-            f"{counts.get('INCONCLUSIVE', 0)} inconclusive.")
+    """How many claims pass, fail and cannot be decided, the registered rows (citable) counted apart from the
+    rows that are not (icdenoise.records.registration)."""
+    registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
+    parts = [f"{len(table)} claims."]
+    if registered.any():
+        parts.append(f"Registered: {_counts(table[registered])}.")
+    if (~registered).any():
+        parts.append(f"Not registered (not citable): {_counts(table[~registered])}.")
+    return " ".join(parts)
 
 
 def _ours(row) -> str:
@@ -218,12 +237,13 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         "",
         f"{headline(table)} Ours: the mean, its 95% interval, and the values' range where there are several. "
         f"Built by `{built_by}` from the pipeline's Parquet tables. Each tolerance and inconclusive rule is fixed in "
-        "config/claims.lock before its result; `defined in` names the commit that last changed the claim's definition.",
+        "config/claims.lock before its result; `defined in` names the commit that registered the claim's definition, "
+        "`built from` the commit this ledger was built at, and `registration` whether the row is citable (docs/claims.md).",
         "",
         built_from(sources),
         "",
-        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance | inconclusive when | defined in |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance | inconclusive when | defined in | built from | registration |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in table.itertuples():
         test = {"within_absolute": f"± {row.tolerance:g}", "within_relative": f"± {100 * row.tolerance:g}%",
@@ -231,7 +251,8 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}"}[row.verdict]
         lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {row.paper_value:g} | "
                      f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
-                     f"{markdown_cell(row.inconclusive_rules or 'never')} | {markdown_cell(row.defined_in)} |")
+                     f"{markdown_cell(row.inconclusive_rules or 'never')} | {markdown_cell(row.defined_in)} | "
+                     f"{markdown_cell(row.built_from)} | {markdown_cell(row.registration)} |")
     return "\n".join(lines + [""] + conclusions(table))
 
 

@@ -1,14 +1,22 @@
 """Pre-registration of claims: each claim's definition as a digest, the lock file that fixes them in git,
-the commit that last changed each, and the rule that no commit changes a claim and its results together.
+the commit that last changed each, whether a ledger row is registered, and the rule that no commit changes a
+claim and its results together.
 
 A claim's definition is what its verdict depends on: where and what it states, the source of its
 measure and inconclusive rules (with every function of the same module they call, and the values they
-close over), its config block (source value, comparison, tolerance and why, inconclusive rules, names)
-and the study settings it is measured at (``icdenoise.pipeline.registry.Study.claim_settings``). Its
-digest is a line ``<study>.<claim> <digest>`` of ``config/claims.lock``, computed on config/config.yaml,
-and ``<run>/<study>.<claim> <digest>`` for each shipped config that names a run of its own (merged over
-config/config.yaml, as Snakemake merges it). The lock is committed on its own, before the commit that
-records the results (docs/claims.md).
+close over), its config block (source value, comparison, tolerance and why, inconclusive rules, names),
+the study settings it is measured at (``icdenoise.pipeline.registry.Study.claim_settings``: the science
+blocks, never the ``execution`` block of how jobs run), and the code its measurement runs (icdenoise.pipeline.codedeps.study_code_files:
+every module the study's rule scripts import, with the shared stage's where the study trains there, and the
+ledger's own). Its digest is a line ``<study>.<claim> <digest>`` of ``config/claims.lock``, computed on
+config/config.yaml, and ``<run>/<study>.<claim> <digest>`` for each shipped config that names a run of its
+own (merged over config/config.yaml, as Snakemake merges it). The lock is committed on its own, before the
+commit that records the results (docs/claims.md).
+
+A ledger row is *registered* (`registration`) only when its digest is the lock's, the lock line is committed,
+the ledger was built from a clean tree at a commit of which that lock commit is a strict ancestor, and every
+table it reads was built from a clean tree at a commit that descends from the lock commit. Any other row is
+*not registered*, with the reason.
 """
 
 from __future__ import annotations
@@ -23,10 +31,12 @@ from pathlib import Path
 
 from icdenoise.records.claims import Claim
 
+
 LOCK = Path("config") / "claims.lock"
 HEADER = (
     "# Pre-registered claims: `<study>.<claim> <digest>` of each claim's definition (statement, measure and rule code,\n"
-    "# config block, and the study settings its verdict depends on) on config/config.yaml; `<run>/<study>.<claim>` on\n"
+    "# config block, the science settings its verdict depends on, and the code of the study's jobs) on config/config.yaml;\n"
+    "# `<run>/<study>.<claim>` on\n"
     "# each other config/*.yaml that names its own run. Written by\n"
     "# `python scripts/lock_claims.py`; commit it on its own, before the commit that records the results (docs/claims.md).\n"
 )
@@ -60,21 +70,24 @@ def code_text(function, seen: set | None = None) -> str:
     return "\n".join(parts)
 
 
-def definition_digest(claim: Claim, spec: dict, settings: dict) -> str:
-    """The digest of one claim's definition (16 hex digits of sha256)."""
+def definition_digest(claim: Claim, spec: dict, settings: dict, code: str = "") -> str:
+    """The digest of one claim's definition (16 hex digits of sha256); `code`: the digest of its study's code
+    (icdenoise.pipeline.codedeps.study_code)."""
     seen: set = set()
     document = {
         "location": claim.location, "statement": claim.statement, "needs": [list(need) for need in claim.needs],
         "measure": code_text(claim.measure, seen),
         "rules": {name: code_text(rule, seen) for name, rule in sorted(claim.rules.items())},
-        "spec": spec, "settings": settings,
+        "spec": spec, "settings": settings, "code": code,
     }
     return hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
-def study_digests(study: str, registry: dict[str, Claim], claims_config: dict, settings: dict, prefix: str = "") -> dict[str, str]:
-    """`<prefix><study>.<claim>` → digest, for each configured claim, in registry order."""
-    return {f"{prefix}{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings)
+def study_digests(study: str, registry: dict[str, Claim], claims_config: dict, settings: dict, prefix: str = "",
+                  code: str = "") -> dict[str, str]:
+    """`<prefix><study>.<claim>` → digest, for each configured claim, in registry order; `code` as in
+    `definition_digest`."""
+    return {f"{prefix}{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings, code)
             for claim_id, claim in registry.items() if claim_id in claims_config}
 
 
@@ -158,3 +171,72 @@ def commits_with_files(root: Path) -> list[tuple[str, list[str], list[str], list
         files = (_git(root, "show", "--format=", "--name-only", commit) or "").split()
         commits.append((commit, added, removed, files))
     return commits
+
+
+REGISTERED = "registered"
+NOT_REGISTERED = "not registered"
+
+
+def is_commit(text: str) -> bool:
+    """Whether `defined_in` found a commit (a hex hash), not a reason why there is none."""
+    return bool(text) and all(character in "0123456789abcdef" for character in text)
+
+
+def _is_ancestor(root: Path, ancestor: str, descendant: str, strict: bool) -> bool:
+    """Whether commit `ancestor` is an ancestor of `descendant` in the repository at `root` (`strict`: and not
+    the same commit)."""
+    try:
+        answer = subprocess.run(["git", "merge-base", "--is-ancestor", ancestor, descendant], cwd=root, capture_output=True)
+    except OSError:
+        return False
+    if answer.returncode != 0:
+        return False
+    if not strict:
+        return True
+    same = [_git(root, "rev-parse", f"{commit}^{{commit}}") for commit in (ancestor, descendant)]
+    return None not in same and same[0] != same[1]
+
+
+def built_from(state: dict) -> str:
+    """A build's commit and tree state, as a ledger row shows it: `<short hash> (clean)`, `(uncommitted changes)`,
+    or why there is none. `state`: icdenoise.records.artifacts.git_state() or an artifact's provenance."""
+    commit = state.get("git_commit") or "unknown"
+    if commit == "unknown":
+        return "unknown (no git checkout)"
+    return f"{commit[:7]} ({'uncommitted changes' if state.get('git_dirty') else 'clean'})"
+
+
+def registration(root: Path, study: str, digests: dict[str, str], build: dict, tables: dict[str, dict]) -> dict[str, dict]:
+    """claim id → its ledger row's registration: ``defined_in`` (the commit that registered its digest, or why
+    none did), ``built_from`` (`built_from` of the ledger's build), ``registered`` (bool) and ``registration``
+    (`REGISTERED`, or `NOT_REGISTERED` and why).
+
+    root: the repository holding config/claims.lock; build: the ledger job's git state; tables: each table the
+    ledger reads (its path) → its provenance (git_commit, git_dirty). Registered means: the digest is the
+    lock's and committed, the ledger was built from a clean tree at a commit of which that lock commit is a
+    strict ancestor, and every table was built from a clean tree at a commit descending from the lock commit
+    (no result was computed before its claim's registration)."""
+    found = defined_in(root, study, digests)
+    shown = built_from(build)
+    common = []
+    if build.get("git_commit", "unknown") == "unknown":
+        common.append("the ledger was built outside a git checkout")
+    elif build.get("git_dirty"):
+        common.append("the ledger was built from a tree with uncommitted changes")
+    dirty = sorted(path for path, state in tables.items() if state.get("git_dirty") or state.get("git_commit", "unknown") == "unknown")
+    if dirty:
+        common.append(f"{len(dirty)} of its tables were built from uncommitted code or outside git ({Path(dirty[0]).name}, ...)")
+    rows = {}
+    for claim_id, commit in found.items():
+        reasons = list(common)
+        if not is_commit(commit):
+            reasons.insert(0, commit)
+        elif not common:
+            if not _is_ancestor(root, commit, build["git_commit"], strict=True):
+                reasons.append(f"the ledger was built at {build['git_commit'][:7]}, not after its registration in {commit}")
+            early = sorted(path for path, state in tables.items() if not _is_ancestor(root, commit, state["git_commit"], strict=False))
+            if early:
+                reasons.append(f"{len(early)} of its tables were computed before its registration in {commit} ({Path(early[0]).name}, ...)")
+        rows[claim_id] = {"defined_in": commit, "built_from": shown, "registered": not reasons,
+                          "registration": REGISTERED if not reasons else f"{NOT_REGISTERED}: {'; '.join(reasons)}"}
+    return rows

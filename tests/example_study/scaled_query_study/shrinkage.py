@@ -41,12 +41,13 @@ def optimal_scale(second_moment: float, n: int, sigma_z_sq: float) -> float:
     return second_moment / (second_moment + n * sigma_z_sq)
 
 
-def scale_table(case_name: str, block: dict, context_length: int, scales: list[float], evaluation: dict) -> pd.DataFrame:
+def scale_table(case_name: str, block: dict, context_length: int, scales: list[float], evaluation: dict, chunk_size: int) -> pd.DataFrame:
     """Every scale's MSE/n on the case's fresh evaluation prompts (the leaderboard's), beside the closed
-    form; c* is a column, so that the figure and the claim read it."""
+    form; c* is a column, so that the figure and the claim read it. chunk_size: prompts at a time (the config's
+    execution.evaluation.chunk_size; the numbers do not depend on it)."""
     denoisers = {f"scale_{scale:g}": ScaledQuery(scale) for scale in scales}
     table = evaluate_denoisers(case_name, block, context_length, denoisers, evaluation["n_prompts"], evaluation["seed"],
-                               evaluation["chunk_size"])
+                               chunk_size)
     case = make_case(block)
     n, sigma_z_sq, moment = block["n"], block["corruption"]["sigma_z_sq"], case.task.second_moment()
     table["scale"] = [float(name.removeprefix("scale_")) for name in table["estimator"]]

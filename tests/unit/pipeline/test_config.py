@@ -132,7 +132,7 @@ BAD = [
     (lambda c: c["cases"]["linear"].pop("corruption"), "cases.linear", "required keys"),
     (lambda c: c["training"].update(lrr=0.1), "training", "allowed keys"),
     (lambda c: c["cases"]["linear"].update(L=0), "cases.linear.L", "≥ 1"),
-    (lambda c: c["training"].update(device="tpu"), "training.device", "auto, cpu, cuda"),
+    (lambda c: c["execution"]["training"].update(device="tpu"), "execution.training.device", "auto, cpu, cuda"),
     (lambda c: c["evaluation"].update(n_prompts=200), "evaluation.n_prompts", "≥ 10000"),
     (lambda c: c["dataset"].update(n_train=1000), "dataset.n_train", "n_train < n_prompts"),
     (lambda c: c["models"].update(deep={"architecture": "transformer"}), "models.deep.architecture", "stacked_self_attention"),

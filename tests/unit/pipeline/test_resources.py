@@ -118,10 +118,11 @@ def test_other_jobs_get_the_partition_and_account_but_never_a_gpu():
 
 
 def test_a_study_rule_asks_for_a_gpu_when_its_own_device_key_says_so(paper):
-    """train_mssa_regression's device is mssa.regression.device (the registry), not training.device."""
+    """train_mssa_regression's device is execution.mssa.regression.device (the registry), not execution.training.device."""
     devices = device_keys(validate_config(paper, REPO / "workflow" / "schemas"))
-    config = {**paper, "training": {**paper["training"], "device": "cpu"},
-              "mssa": {**paper["mssa"], "regression": {**paper["mssa"]["regression"], "device": "cuda"}}}
+    execution = paper["execution"]
+    config = {**paper, "execution": {**execution, "training": {**execution["training"], "device": "cpu"},
+                                     "mssa": {"regression": {**execution["mssa"]["regression"], "device": "cuda"}}}}
     assert placement(setting(config, devices["train_mssa_regression"]), {}) == {"gpu": 1}
     assert placement(setting(config, devices["train_ensemble"]), {}) == {"gpu": 0}
     assert "plot_fig3" not in devices and "sample_prompts" not in devices

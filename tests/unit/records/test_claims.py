@@ -43,7 +43,8 @@ SOURCES = {"run": "paper", "files": [{"file": "config/config.yaml", "sha256": "a
 
 def test_ledger_passes_fails_and_leaves_undecided_on_the_mean_and_its_interval():
     config = {"fig3_linear_alpha_beta": _spec(case="linear", model="linear")}
-    passing = ledger(ONELAYER, {"fig3": _fig3_rows([0.328, 0.330, 0.329])}, config, {"fig3_linear_alpha_beta": "abc1234"})
+    registered = {"defined_in": "abc1234", "built_from": "def5678 (clean)", "registered": True, "registration": "registered"}
+    passing = ledger(ONELAYER, {"fig3": _fig3_rows([0.328, 0.330, 0.329])}, config, {"fig3_linear_alpha_beta": registered})
     failing = ledger(ONELAYER, {"fig3": _fig3_rows([0.30, 0.302, 0.301])}, config)
     undecided = ledger(ONELAYER, {"fig3": _fig3_rows([0.30, 0.36])}, config)  # mean 0.33 passes; its interval is wide
     assert [passing.loc[0, "verdict"], failing.loc[0, "verdict"], undecided.loc[0, "verdict"]] == ["PASS", "FAIL", "INCONCLUSIVE"]
@@ -53,8 +54,10 @@ def test_ledger_passes_fails_and_leaves_undecided_on_the_mean_and_its_interval()
     low, high = mean_interval(np.array([0.30, 0.302, 0.301]))
     assert (failing.loc[0, "interval_low"], failing.loc[0, "interval_high"]) == (low, high)
     assert passing.loc[0, "defined_in"] == "abc1234" and failing.loc[0, "defined_in"] == "unknown"
+    assert passing.loc[0, "registered"] and not failing.loc[0, "registered"] and failing.loc[0, "registration"].startswith("not registered")
     text = markdown(pd.concat([passing, failing, undecided], ignore_index=True), "a study", "snakemake x", SOURCES)
-    assert "3 claims: 1 pass, 1 fail, 1 inconclusive." in text and "**FAIL**" in text and "*INCONCLUSIVE*" in text
+    assert ("3 claims. Registered: 1 pass, 0 fail, 0 inconclusive. Not registered (not citable): 0 pass, 1 fail, 1 inconclusive."
+            in text) and "**FAIL**" in text and "*INCONCLUSIVE*" in text and "def5678 (clean)" in text
     assert "# Claims ledger: a study" in text and "## What we can and cannot conclude" in text and "abc1234" in text
     assert "Run `paper`. Config: `config/config.yaml` (sha256 abababababab); merged config sha256 cdcdcdcdcdcd." in text
 

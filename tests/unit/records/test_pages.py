@@ -48,15 +48,17 @@ def test_a_ledger_page_has_a_row_per_claim_with_its_cells():
         "comparison": ["within_absolute", "at_most"], "tolerance": [0.1, 0.0], "tolerance_reason": ["why | this", "why not"],
         "inconclusive_rules": ["interval", ""], "interval_low": [0.9, np.nan], "interval_high": [1.1, np.nan], "interval_method": ["t", ""],
         "verdict": ["PASS", "FAIL"], "why_inconclusive": ["", ""], "defined_in": ["abc1234", "unknown"],
+        "built_from": ["def5678 (clean)", "unknown"], "registered": [True, False],
+        "registration": ["registered", "not registered: no registration was looked up"],
     })
     text = markdown(table, "A study", "snakemake a", {"run": "paper", "files": [{"file": "config/config.yaml", "sha256": "0" * 64}], "merged_sha256": "1" * 64})
     page = parsed(markdown_page(text, "A study"))
     assert page.headings == ["Claims ledger: A study", "What we can and cannot conclude"]
     (rows,) = page.tables
     header, *body = rows
-    assert header[0] == "claim" and len(header) == 10
+    assert header[0] == "claim" and len(header) == 12
     assert len(body) == 2 and all(len(row) == len(header) for row in body)
-    assert body[1][0] == "b_claim" and body[1][6] == "FAIL" and body[0][7] == "why | this" and body[0][9] == "abc1234"
+    assert body[1][0] == "b_claim" and body[1][6] == "FAIL" and body[0][7] == "why | this" and body[0][9] == "abc1234" and body[0][11] == "registered"
     assert "x < y & z" in body[0][2]
 
 

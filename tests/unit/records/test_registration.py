@@ -76,3 +76,38 @@ def test_a_commit_changing_definitions_and_their_results_docs_together_is_found(
     problems = premature_results(commits, docs)
     assert len(problems) == 1 and problems[0].startswith("commit ccc3333 changes memory claim definitions")
     assert np.all([premature_results([commit], docs) == [] for commit in commits if commit[0] != "ccc3333"])
+
+
+def test_the_code_digest_follows_each_files_bytes_and_name_not_the_checkouts_place(tmp_path):
+    from icdenoise.pipeline.codedeps import code_digest
+
+    for place in ("one", "two"):
+        (tmp_path / place / "scripts").mkdir(parents=True)
+        (tmp_path / place / "scripts" / "a.py").write_text("x = 1\n")
+        (tmp_path / place / "scripts" / "b.py").write_text("y = 2\n")
+    files = lambda place: [tmp_path / place / "scripts" / name for name in ("a.py", "b.py")]  # noqa: E731
+    base = code_digest(files("one"), tmp_path / "one")
+    assert code_digest(files("two"), tmp_path / "two") == base  # another folder, the same code
+    assert code_digest(list(reversed(files("one"))), tmp_path / "one") == base  # order-free
+    (tmp_path / "two" / "scripts" / "b.py").write_text("y = 3\n")
+    assert code_digest(files("two"), tmp_path / "two") != base
+    (tmp_path / "one" / "scripts" / "c.py").write_text("x = 1\n")
+    assert code_digest([tmp_path / "one" / "scripts" / "c.py", files("one")[1]], tmp_path / "one") != base  # a renamed file
+
+
+def test_a_claim_digest_changes_with_its_studys_code_and_never_with_the_execution_block(repo):
+    from icdenoise.pipeline.config import load_yaml, validate_config
+    from icdenoise.pipeline.codedeps import study_code, study_code_files, trains_in_shared_stage
+
+    config = load_yaml(repo / "config" / "config.yaml")
+    studies = validate_config(config, repo / "workflow" / "schemas")
+    memory, onelayer = studies["memory"], studies["onelayer"]
+    files = {path.name for path in study_code_files(memory, repo / "workflow", trains_in_shared_stage(memory, config))}
+    assert {"planted.py", "write_ledger.py", "claims.py", "train_memory_induction.py", "fits.py"} <= files
+    assert "train_ensemble.py" not in files and "warmstart.py" not in files  # another stage's code; the plumbing
+    assert "train_ensemble.py" in {path.name for path in study_code_files(onelayer, repo / "workflow", True)}
+    assert trains_in_shared_stage(onelayer, config) and not trains_in_shared_stage(memory, config)
+    assert "execution" not in memory.claim_settings(config) and "execution" not in onelayer.claim_settings(config)
+    assert study_code(memory, config, repo / "workflow") == study_code(memory, config, repo / "workflow")
+    changed = {**config, "execution": {**config["execution"], "training": {"device": "cpu", "threads": 7}}}
+    assert onelayer.claim_settings(changed) == onelayer.claim_settings(config)

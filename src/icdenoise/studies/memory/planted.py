@@ -159,7 +159,7 @@ def evaluate(weights: dict[str, torch.Tensor], tables: tuple, tokens: torch.Tens
 
 
 def chunk_size(block: dict, length: int, d: int) -> int:
-    """Samples per chunk: about `block["chunk_floats"]` floats of intermediates, counted as T + N + d per sample
+    """Samples per chunk: about `block["chunk_floats"]` (execution.memory.planted.chunk_floats) floats of intermediates, counted as T + N + d per sample
     (the scores, the attention on each token and the mix), at least 1."""
     return max(1, int(block.get("chunk_floats", 2 ** 21)) // (length + block["vocabulary"] + d))
 

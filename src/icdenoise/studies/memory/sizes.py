@@ -1,5 +1,5 @@
 """The memory study's job sizes (icdenoise.pipeline.resources): its config states one request for every
-compute job (`memory.resources`), since they range from seconds to a minute whatever the sizes."""
+compute job (`execution.memory.resources`), since they range from seconds to a minute whatever the sizes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ COMPUTE_RULES = ("bisect_memory_capacity", "measure_memory_curves", "simulate_me
 
 def stated(rule: str) -> SizeModel:
     def model(wildcards: dict, config: dict) -> JobEstimate:
-        return stated_request(rule, config["memory"]["resources"])
+        return stated_request(rule, config["execution"]["memory"]["resources"])
 
     return model
 

@@ -12,5 +12,5 @@ STUDY = Study(
     claims=CLAIMS,
     problems=problems,
     sizes=SIZES,
-    devices={"train_memory_induction": "memory.induction.device"},
+    devices={"train_memory_induction": "execution.memory.induction.device"},
 )

@@ -45,8 +45,8 @@ def softmax_sweep_job(wildcards: dict, config: dict) -> JobEstimate:
 
 
 def regression_job(wildcards: dict, config: dict) -> JobEstimate:
-    """The config states the request (`mssa.regression.resources`)."""
-    return stated_request("train_mssa_regression", config["mssa"]["regression"]["resources"])
+    """The config states the request (`execution.mssa.regression.resources`)."""
+    return stated_request("train_mssa_regression", config["execution"]["mssa"]["regression"]["resources"])
 
 
 def scores_job(wildcards: dict, config: dict) -> JobEstimate:
@@ -56,7 +56,7 @@ def scores_job(wildcards: dict, config: dict) -> JobEstimate:
     case = config["cases"][wildcards["case"]]
     length = int(case["L"])
     seconds = SECONDS_PER_TOKEN_LAYER * evaluation["n_prompts"] * length * (settings["layers"] + 1)
-    chunk = min(evaluation["chunk_size"], evaluation["n_prompts"])
+    chunk = min(config["execution"]["evaluation"]["chunk_size"], evaluation["n_prompts"])
     working = 3 * float_arrays(chunk * (case["K"] * length**2 + 4 * length * case["n"]))
     return JobEstimate(f"score_mssa_denoisers (case {wildcards['case']})", INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + working,
                        STARTUP_SECONDS + seconds)

@@ -12,5 +12,5 @@ STUDY = Study(
     claims=CLAIMS,
     problems=problems,
     sizes=SIZES,
-    devices={"train_mssa_regression": "mssa.regression.device"},
+    devices={"train_mssa_regression": "execution.mssa.regression.device"},
 )

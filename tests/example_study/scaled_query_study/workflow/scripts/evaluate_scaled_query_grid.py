@@ -11,6 +11,7 @@ from icdenoise.records.artifacts import write_job_parquet
 
 log = start_job(snakemake)
 params = snakemake.params
-table = scale_table(params.case_name, params.case, params.case["L"], params.scales, params.evaluation)
+table = scale_table(params.case_name, params.case, params.case["L"], params.scales, params.evaluation,
+                    snakemake.config["execution"]["evaluation"]["chunk_size"])
 write_job_parquet(table, snakemake.output[0], snakemake)
 log.info("MSE/n by scale:\n%s", table[["scale", "mse", "expected"]].to_string(index=False))

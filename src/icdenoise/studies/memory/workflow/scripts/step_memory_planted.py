@@ -11,6 +11,7 @@ from icdenoise.studies.memory.planted import threshold_grid
 
 log = start_job(snakemake)
 use_threads(snakemake.threads)
-grid = threshold_grid(snakemake.params.block, int(snakemake.wildcards.planted_seed))
+chunk_floats = snakemake.config["execution"]["memory"]["planted"]["chunk_floats"]  # how it runs: not a param
+grid = threshold_grid({**snakemake.params.block, "chunk_floats": chunk_floats}, int(snakemake.wildcards.planted_seed))
 write_job_parquet(grid, snakemake.output[0], snakemake)
 log.info("recall after the three steps:\n%s", grid.to_string(index=False))

@@ -13,7 +13,7 @@ block, wildcards = snakemake.params.block, snakemake.wildcards
 layers, optimizer, seed = int(wildcards.induction_layers), wildcards.optimizer, int(wildcards.induction_seed)
 log = start_job(snakemake)
 use_threads(snakemake.threads)
-device = resolve_device(block["device"])
+device = resolve_device(snakemake.config["execution"]["memory"]["induction"]["device"])  # how it runs: not a param
 log.info("training on %s", device)
 curve = train_run(block, layers, optimizer, seed, device)
 write_job_parquet(curve, snakemake.output[0], snakemake, device=str(device))

@@ -14,7 +14,7 @@ task, architecture, seed = snakemake.wildcards.regression_task, snakemake.wildca
 log = start_job(snakemake)
 use_threads(snakemake.threads)
 block = snakemake.params.block
-device = resolve_device(block["device"])
+device = resolve_device(snakemake.config["execution"]["mssa"]["regression"]["device"])  # how it runs: not a param
 model = build_model(architecture, block["d"], block["width"], block["heads"], snakemake.params.layers, block["examples"], seed)
 log.info("%s, %d layers, width %d, %d heads: %d parameters, on %s", architecture, snakemake.params.layers, block["width"],
          block["heads"], parameter_count(model), device)

@@ -10,7 +10,8 @@ from icdenoise.studies.onelayer.convergence import convergence_table, rate_fit
 
 log = start_job(snakemake)
 theorem = snakemake.params.theorem31
-table = convergence_table(snakemake.params.case, theorem)
+chunk_size = snakemake.config["execution"]["onelayer"]["theorem31"]["chunk_size"]  # how it runs: not a param
+table = convergence_table(snakemake.params.case, {**theorem, "chunk_size": chunk_size})
 fit = rate_fit(table, theorem["fit_from"])
 write_job_parquet(table, snakemake.output.table, snakemake)
 write_job_parquet(fit, snakemake.output.fit, snakemake)
