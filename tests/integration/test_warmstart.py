@@ -100,9 +100,14 @@ def test_a_job_with_other_thread_variables_runs_in_its_own_process(tmp_path, ser
 
 
 def test_an_exception_in_a_handed_over_job_fails_it_with_its_traceback(tmp_path, server):
+    """The copy reports it through `sys.excepthook` as the job's own process does, with the same traceback
+    (from the script's frame, without the copy's own)."""
     code, seen, err = finished(run_job(tmp_path, RAISE="1"))
     assert code == 1 and seen["parent"] == server.process.pid
     assert "ValueError: boom" in err
+    fresh_code, fresh_seen, fresh_err = finished(run_job(tmp_path, RAISE="1", **{warmstart.SOCKET_VARIABLE: ""}))
+    assert fresh_seen["parent"] != server.process.pid
+    assert (code, err) == (fresh_code, fresh_err)
 
 
 def test_killing_the_job_process_stops_its_copy(tmp_path, server):

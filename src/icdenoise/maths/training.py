@@ -4,7 +4,8 @@ Adam on a per-seed loss (the per-coordinate MSE, torch's MSELoss, i.e. eq. 9 div
 and n), summed over seeds, with the learning rate multiplied by `lr_decay_factor` at
 each fraction of the epochs in `lr_decay_at`. Seeds vary the weight initialisation and the
 minibatch order; the dataset is the same for all of them. The loss on the full train and test
-sets is recorded at step 0 and then every `record_every` optimiser steps.
+sets is recorded at step 0 and then every `record_every` optimiser steps. A run whose recorded loss
+is not finite, or over `DIVERGENCE_FACTOR` times the zero predictor's, stops with TrainingDiverged.
 """
 
 from __future__ import annotations
@@ -28,7 +29,15 @@ log = logging.getLogger(__name__)
 
 
 class TrainingDiverged(FloatingPointError):
-    """A recorded loss is NaN or infinite: the run names the seeds and the step."""
+    """A recorded loss is NaN, infinite or over `DIVERGENCE_FACTOR` times the zero predictor's: the
+    message names the run (case, L, model), the seeds and the step."""
+
+
+# A recorded loss over this many times the zero predictor's loss on the same split (the mean squared
+# target, what predicting 0 scores) means the run has diverged. Healthy runs stay below 3 times it (the
+# trainings of config.yaml's and smoke.yaml's cases, full length, measured 2026-11-26: the largest ratio
+# is at initialisation, step 0); a learning rate of 10 passes it within the first epoch.
+DIVERGENCE_FACTOR = 100.0
 
 
 @dataclass(frozen=True)
@@ -143,7 +152,9 @@ class LossRecorder:
         self.steps: list[int] = []
         self.losses: list[torch.Tensor] = []  # each (2, S): train, test
         self.pending: list[dict[str, torch.Tensor]] = []  # snapshots of recorded steps not yet scored
-        self.checked = 0  # records already checked for finite values
+        self.checked = 0  # records already checked for divergence
+        with torch.no_grad():  # (2,): the zero predictor's loss on each split, the scale of `first_diverged`
+            self.zero_losses = torch.stack([split.target.square().mean() for _, split in self.splits])
 
     def record(self, step: int) -> None:
         self.steps.append(step)
@@ -164,18 +175,22 @@ class LossRecorder:
         self.losses.extend(values.unbind(0))
         self.pending.clear()
 
-    def first_non_finite(self) -> tuple[int, list[bool]] | None:
-        """The step and the per-seed finiteness of the first non-finite record since the last call, or None.
-        Checking only when asked, not at every record, keeps a GPU from waiting for the host every few steps."""
+    def first_diverged(self) -> tuple[int, torch.Tensor, torch.Tensor] | None:
+        """The first record since the last call with a loss that is not finite or over `DIVERGENCE_FACTOR`
+        times the zero predictor's: (its step, its (2, S) losses, the (2,) zero predictor's losses), on
+        the CPU; or None. Checking only when asked, not at every record, keeps a GPU from waiting for
+        the host every few steps."""
         self.score_pending()
         if self.checked == len(self.losses):
             return None
-        finite = torch.isfinite(torch.stack(self.losses[self.checked:])).all(dim=1).cpu()  # (records, S)
+        values = torch.stack(self.losses[self.checked:])  # (records, 2, S)
+        healthy = torch.isfinite(values) & (values <= DIVERGENCE_FACTOR * self.zero_losses.view(1, 2, 1))
+        healthy = healthy.flatten(1).all(dim=1).cpu()  # (records,)
         first_unchecked, self.checked = self.checked, len(self.losses)
-        if bool(finite.all()):
+        if bool(healthy.all()):
             return None
-        first = int((~finite).any(dim=1).nonzero()[0, 0])
-        return self.steps[first_unchecked + first], finite[first].tolist()
+        first = int((~healthy).nonzero()[0, 0])
+        return self.steps[first_unchecked + first], values[first].cpu(), self.zero_losses.cpu()
 
     def table(self, seeds: list[int], steps_per_epoch: int) -> pd.DataFrame:
         """Long format: seed, step, epoch (fractional: step / steps per epoch), split (train|test), mse."""
@@ -191,14 +206,27 @@ class LossRecorder:
         })
 
 
-def check_finite(recorder: LossRecorder, run: str, seeds: list[int], steps_per_epoch: int) -> None:
-    """Raise TrainingDiverged at the first non-finite record since the last check, naming the seeds and the step."""
-    found = recorder.first_non_finite()
-    if found is not None:
-        step, finite = found
-        diverged = [seed for seed, ok in zip(seeds, finite) if not ok]
-        raise TrainingDiverged(f"{run}: the loss of seed(s) {diverged} is not finite at step {step} "
-                               f"(epoch {step / steps_per_epoch:.2f}); lower the learning rate or check the data")
+def check_diverged(recorder: LossRecorder, run: str, seeds: list[int], steps_per_epoch: int) -> None:
+    """Raise TrainingDiverged at the first diverged record since the last check (`LossRecorder.first_diverged`),
+    naming the run, the seeds and the step: the seeds whose loss is not finite if there are any, else
+    those over `DIVERGENCE_FACTOR` times the zero predictor's loss, with the largest such loss."""
+    found = recorder.first_diverged()
+    if found is None:
+        return
+    step, values, zero = found
+    at = f"at step {step} (epoch {step / steps_per_epoch:.2f}); lower the learning rate or check the data"
+    not_finite = ~torch.isfinite(values).all(dim=0)
+    if bool(not_finite.any()):
+        diverged = [seed for seed, bad in zip(seeds, not_finite.tolist()) if bad]
+        raise TrainingDiverged(f"{run}: the loss of seed(s) {diverged} is not finite {at}")
+    ratios = values / zero.view(2, 1)
+    over = (ratios > DIVERGENCE_FACTOR).any(dim=0)
+    diverged = [seed for seed, bad in zip(seeds, over.tolist()) if bad]
+    split, seed_index = divmod(int(ratios.argmax()), len(seeds))
+    raise TrainingDiverged(
+        f"{run}: the loss of seed(s) {diverged} is over {DIVERGENCE_FACTOR:g} times the zero predictor's {at}: "
+        f"seed {seeds[seed_index]}'s {('train', 'test')[split]} loss is {float(values[split, seed_index]):.4g}, "
+        f"the zero predictor's {float(zero[split]):.4g}")
 
 
 def train_step(model: EnsembleModel, optimizer: Adam, minibatch: MinibatchGather, index: torch.Tensor) -> None:
@@ -219,9 +247,10 @@ def train_ensemble(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train every seed's model on the same data; return (losses, weights) in long format.
 
-    `run` names the run in logs and errors. A non-finite recorded loss stops training with
-    TrainingDiverged, naming the run, the seeds and the step of the record (checked every tenth of the
-    epochs and at the end). losses: `LossRecorder.table`; weights: the model's `to_frame` of the
+    `run` names the run in logs and errors. A recorded loss that is not finite, or over
+    `DIVERGENCE_FACTOR` times the zero predictor's, stops training with TrainingDiverged, naming the
+    run, the seeds and the step of the record (checked every tenth of the epochs, where the progress is
+    logged, and at the end). losses: `LossRecorder.table`; weights: the model's `to_frame` of the
     initial and the final parameters.
     """
     n_train = train.context.shape[0]
@@ -250,7 +279,7 @@ def train_ensemble(
         if epoch + 1 in decays:
             optimizer.decay(settings.lr_decay_factor ** decays[epoch + 1])
         if (epoch + 1) % max(1, settings.epochs // 10) == 0 or epoch + 1 == settings.epochs:
-            check_finite(recorder, run, seeds, steps_per_epoch)
+            check_diverged(recorder, run, seeds, steps_per_epoch)
             train_loss, test_loss = recorder.losses[-1]
             log.info(
                 "%s: epoch %d/%d, step %d, mean over %d seeds: train loss %.4f, test loss %.4f (%.1fs)",
@@ -259,6 +288,6 @@ def train_ensemble(
             )
     if step % settings.record_every != 0:
         recorder.record(step)
-    check_finite(recorder, run, seeds, steps_per_epoch)
+    check_diverged(recorder, run, seeds, steps_per_epoch)
     weights = pd.concat([initial, model.to_frame(seeds, "final")], ignore_index=True)
     return recorder.table(seeds, steps_per_epoch), weights

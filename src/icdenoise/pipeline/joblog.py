@@ -18,14 +18,30 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt(f"stopped by signal {signal.Signals(signum).name}")
 
 
+def _log_uncaught(kind, error, trace) -> None:
+    """`sys.excepthook` of a job: the exception that ends it, with its traceback, as a last message of the
+    job's log (and so of stderr, where the interpreter would have printed it), after its progress lines.
+    Snakemake's `show-failed-logs` then prints why the job failed."""
+    try:
+        ending = "stopped" if issubclass(kind, KeyboardInterrupt) else "failed"
+        logging.getLogger("icdenoise").error("the job %s: %s", ending, kind.__name__, exc_info=(kind, error, trace))
+    except Exception:  # a log that cannot be written: the interpreter's own report, on stderr
+        sys.__excepthook__(kind, error, trace)
+
+
 def configure_job_logging(log_path: str, job: str) -> logging.Logger:
     """Send INFO messages of the package to `log_path` and stderr, prefixed with `job`; the first line
     says where the job runs (`RUNS_IN`).
+
+    An exception that ends the job is logged with its traceback (`_log_uncaught`), in the log file
+    as on stderr: in its own process the interpreter calls `sys.excepthook`, and so does a warm-start
+    copy (icdenoise.pipeline.warmstart).
 
     Also turns SIGTERM (scancel, a scheduler's time limit, Snakemake cancelling its jobs) into
     KeyboardInterrupt, as Ctrl-C is: a write cut off this way removes its temporary file
     (icdenoise.records.artifacts) instead of leaving it behind."""
     signal.signal(signal.SIGTERM, _interrupt)
+    sys.excepthook = _log_uncaught
     formatter = logging.Formatter(f"%(asctime)s [{job}] %(message)s", datefmt="%H:%M:%S")
     root = logging.getLogger()
     root.setLevel(logging.INFO)

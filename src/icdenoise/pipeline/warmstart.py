@@ -205,9 +205,19 @@ def _exit_code(stop: SystemExit) -> int:
     return 1
 
 
+def _from_script(trace, script: str):
+    """The traceback from the script's first frame on, as a fresh interpreter reports it (without this
+    module's and runpy's frames); the whole traceback if no frame is the script's (a syntax error)."""
+    frame = trace
+    while frame is not None and frame.tb_frame.f_code.co_filename != script:
+        frame = frame.tb_next
+    return trace if frame is None else frame
+
+
 def _run_request(connection: socket.socket, server_path: list[str]) -> int:
     """In a forked copy: take the job process's streams, directory and environment, run its script
-    and report its exit status, which is returned."""
+    and report its exit status, which is returned. An exception that ends the script goes to
+    `sys.excepthook`, as in a fresh interpreter (a job's hook writes it to the job's log)."""
     message, descriptors, _, _ = socket.recv_fds(connection, MESSAGE_BYTES, 3)
     request = json.loads(message)
     reason = _incompatibility(request, server_path) if len(descriptors) == 3 else "no standard streams"
@@ -235,7 +245,9 @@ def _run_request(connection: socket.socket, server_path: list[str]) -> int:
     except SystemExit as stop:
         code = _exit_code(stop)
     except BaseException:
-        traceback.print_exc()
+        kind, error, trace = sys.exc_info()
+        trace = _from_script(trace, request["script"])
+        sys.excepthook(kind, error.with_traceback(trace), trace)  # a job's hook writes it to its log (joblog)
     atexit._run_exitfuncs()  # what a fresh interpreter runs at exit (logging.shutdown closes the job's log file)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the job is over: its process may now go
     sys.stdout.flush()

@@ -113,3 +113,46 @@ def test_a_diverging_run_fails_naming_the_run_the_seed_and_the_step(splits):
     with pytest.raises(TrainingDiverged, match=r"case x, model y: the loss of seed\(s\) \[0, 1\] is not finite at step 0"):
         train_ensemble(LinearAttention.initialise([0, 1], 4), poisoned, test, [0, 1], SETTINGS, torch.device("cpu"),
                        run="case x, model y")
+
+
+def scaled_second_seed(scale: float) -> LinearAttention:
+    """Seeds 0 and 1 of the linear model, seed 1's W_PV multiplied by `scale`: its loss is about scale² times seed 0's."""
+    model = LinearAttention.initialise([0, 1], 4)
+    with torch.no_grad():
+        model.weights["W_PV"][1] *= scale
+    return model
+
+
+TINY_STEPS = TrainingSettings(epochs=5, batch_size=10, lr=1e-6, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+
+
+def test_a_loss_far_above_the_zero_predictors_fails_naming_the_run_the_seed_and_the_step(splits):
+    """A finite loss over DIVERGENCE_FACTOR (100) times the zero predictor's is a divergence too: only the
+    seed over it is named, with its loss and the zero predictor's."""
+    from icdenoise.maths.training import TrainingDiverged
+
+    with pytest.raises(TrainingDiverged, match=r"^case x, L = 20, model y: the loss of seed\(s\) \[1\] is over 100 times the "
+                                               r"zero predictor's at step 0 \(epoch 0\.00\); .*: seed 1's (train|test) loss is"):
+        train_ensemble(scaled_second_seed(100.0), *splits, [0, 1], TINY_STEPS, torch.device("cpu"), run="case x, L = 20, model y")
+
+
+def test_a_learning_rate_of_10_fails_at_the_record_where_the_loss_blows_up(splits):
+    """lr = 10 (1000 times the papers') sends the loss past 100 times the zero predictor's within the first
+    epoch: the error names the first record step over it, not the check's step."""
+    from icdenoise.maths.training import TrainingDiverged
+
+    settings = TrainingSettings(epochs=5, batch_size=10, lr=10.0, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+    with pytest.raises(TrainingDiverged, match=r"case x, model y: the loss of seed\(s\) \[0, 1\] is over 100 times the zero "
+                                               r"predictor's at step 4 \(epoch 1\.00\)"):
+        train_ensemble(LinearAttention.initialise([0, 1], 4), *splits, [0, 1], settings, torch.device("cpu"), run="case x, model y")
+
+
+def test_a_loss_tens_of_times_the_zero_predictors_trains_on_with_its_numbers_unchanged(splits):
+    """Below the factor nothing stops: seed 1 starts at over 10 times the zero predictor's loss (healthy runs
+    of the repo's configs stay below 3), and seed 0's losses are those it has when trained alone."""
+    losses, _ = train_ensemble(scaled_second_seed(30.0), *splits, [0, 1], TINY_STEPS, torch.device("cpu"))
+    train, test = splits
+    zero = losses["split"].map({"train": train.target.square().mean().item(), "test": test.target.square().mean().item()})
+    assert (losses["mse"] / zero)[losses["seed"] == 1].max() > 10
+    alone, _ = train_ensemble(LinearAttention.initialise([0], 4), *splits, [0], TINY_STEPS, torch.device("cpu"))
+    np.testing.assert_allclose(losses[losses["seed"] == 0]["mse"], alone["mse"], rtol=1e-5)
