@@ -4,6 +4,11 @@ The training protocol is Adam with the default betas and eps and a learning rate
 factor at given epochs (torch's MultiStepLR). It is written out here because constructing any
 torch.optim optimiser imports torch._dynamo, about one second of every training job's start-up.
 `tests/unit/test_adam.py` holds it bitwise equal to torch.optim.Adam with MultiStepLR.
+
+`step_with_factors` is the same update with the two factors that change with the step count t read
+from a tensor (`step_factors` tabulates them), so that no Python number in it changes from step to
+step and the update can be captured once in a CUDA graph and replayed. On the CPU it is bitwise equal
+to `step`; on a GPU its multi-tensor (foreach) kernels round differently from `step`'s per-tensor ones.
 """
 
 from __future__ import annotations
@@ -46,3 +51,37 @@ class Adam:
             second.mul_(self.beta2).addcmul_(gradient, gradient, value=1 - self.beta2)
             denominator = (second.sqrt() / bias_correction2_sqrt).add_(self.eps)
             parameter.addcdiv_(first, denominator, value=-step_size)
+
+    def step_factors(self, steps: int) -> torch.Tensor:
+        """(steps, 2), on the parameters' device and of their dtype: row t − 1 holds −lr/(1 − β1^t) and
+        √(1 − β2^t) for the steps t = self.steps + 1, …, self.steps + steps (Algorithm 1's bias corrections).
+
+        Computed in double exactly as `step` computes its Python numbers, then rounded to the parameters'
+        dtype as torch rounds a Python number that multiplies or divides a tensor of that dtype."""
+        rows = []
+        for count in range(self.steps + 1, self.steps + steps + 1):
+            step_size = self.lr / (1 - self.beta1**count)
+            rows.append((-step_size, (1 - self.beta2**count) ** 0.5))
+        first = self.parameters[0]
+        return torch.tensor(rows, dtype=torch.float64).to(device=first.device, dtype=first.dtype)
+
+    @torch.no_grad()
+    def step_with_factors(self, factors: torch.Tensor) -> None:
+        """`step` with its step-dependent numbers taken from `factors`, a row of `step_factors`: m ← lerp(m, g, 1 − β1),
+        v ← β2·v + (1 − β2)·g², θ ← θ + (−lr/(1 − β1^t))·m / (√v / √(1 − β2^t) + ε), in `step`'s order of operations.
+
+        Every parameter with a gradient is updated (multi-tensor kernels); `self.steps` does not change."""
+        kept = [index for index, parameter in enumerate(self.parameters) if parameter.grad is not None]
+        parameters = [self.parameters[index] for index in kept]
+        gradients = [parameter.grad for parameter in parameters]
+        firsts = [self.first_moments[index] for index in kept]
+        seconds = [self.second_moments[index] for index in kept]
+        torch._foreach_lerp_(firsts, gradients, 1 - self.beta1)
+        torch._foreach_mul_(seconds, self.beta2)
+        torch._foreach_addcmul_(seconds, gradients, gradients, value=1 - self.beta2)
+        denominators = torch._foreach_sqrt(seconds)
+        torch._foreach_div_(denominators, factors[1])
+        torch._foreach_add_(denominators, self.eps)
+        updates = torch._foreach_mul(firsts, factors[0])
+        torch._foreach_div_(updates, denominators)
+        torch._foreach_add_(parameters, updates)

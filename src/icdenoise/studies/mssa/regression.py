@@ -10,6 +10,10 @@ does not depend on how prompts are batched: training batch t of size B is prompt
 the training seed, and evaluation prompts come from a separate seed (choose it different from every
 training seed, or the evaluation prompts are training prompts).
 
+`TrainingBatches` draws a run's training batches ahead of its steps, in chunks of steps, each chunk in
+a worker process (or in the calling thread when there are no workers); every batch is exactly
+`sample_prompts`' batch of its step, whoever draws it, and the chunks come back in step order.
+
 The baselines (least squares, ridge, Lasso) share one call, `baseline_predictions`, which predicts
 every y_i from the i − 1 examples before it, as the models do. `error_table` scores any predictions
 by the normalized squared error of Fig. 6: the squared error divided by E[y²] (= d for `linear`,
@@ -17,6 +21,11 @@ by the normalized squared error of Fig. 6: the squared error divided by E[y²] (
 """
 
 from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from concurrent.futures import Executor, ProcessPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -60,6 +69,77 @@ def sample_prompts(task: str, d: int, nonzeros: int, n_prompts: int, examples: i
     xs_tensor = torch.from_numpy(xs)
     ys = torch.einsum("nkd,nd->nk", xs_tensor, torch.from_numpy(weights))
     return xs_tensor, ys
+
+
+def draw_steps(task: str, d: int, nonzeros: int, batch: int, examples: int, seed: int, first_step: int, n_steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """xs (n_steps, batch, examples, d), ys (n_steps, batch, examples) float32: the training batches of steps
+    first_step, …, first_step + n_steps − 1, batch t being `sample_prompts(…, batch, examples, seed, start=t·batch)`."""
+    parts = [sample_prompts(task, d, nonzeros, batch, examples, seed, start=step * batch) for step in range(first_step, first_step + n_steps)]
+    return np.stack([xs.numpy() for xs, _ in parts]), np.stack([ys.numpy() for _, ys in parts])
+
+
+def one_thread_worker() -> None:
+    """A worker process draws on one thread: its batches are small, and its siblings share the cores."""
+    torch.set_num_threads(1)
+
+
+def default_workers() -> int:
+    """Worker processes for a GPU run's prompts: the cores this process may use less one for the training loop, at most 8."""
+    return max(1, min(8, len(os.sched_getaffinity(0)) - 1))
+
+
+class TrainingBatches:
+    """The batches of steps 0 … steps − 1 (`draw_steps`), drawn ahead: iterating yields (first_step, xs, ys)
+    for chunks of `chunk_steps` steps (the last one shorter when steps is no multiple), in step order.
+
+    With `workers` = 0 (and no `executor`) each chunk is drawn when it is asked for. Otherwise `ahead`
+    chunks (default 2 per worker) are always being drawn by an executor, so at most `ahead` chunks wait in
+    memory: the given `executor`, or a pool of `workers` processes forked (not spawned: a spawned process
+    would run an unguarded script's top level again) when the object is entered as a context manager,
+    which shuts it down on leaving, cancelling the chunks not yet drawn, on an error too.
+    """
+
+    def __init__(self, task: str, d: int, nonzeros: int, batch: int, examples: int, seed: int, steps: int, chunk_steps: int,
+                 workers: int = 0, ahead: int | None = None, executor: Executor | None = None):
+        _check_task(task, d, nonzeros)
+        if chunk_steps < 1 or workers < 0:
+            raise ValueError(f"chunk_steps must be positive and workers not negative, got {chunk_steps} and {workers}")
+        self.draw = (task, d, nonzeros, batch, examples, seed)
+        self.chunks = [(first, min(chunk_steps, steps - first)) for first in range(0, steps, chunk_steps)]
+        self.workers = workers
+        self.ahead = ahead or 2 * max(1, workers)
+        self.executor = executor
+        self.owns_executor = False
+
+    def __enter__(self) -> TrainingBatches:
+        if self.executor is None and self.workers:
+            self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"), initializer=one_thread_worker)
+            self.owns_executor = True
+        return self
+
+    def __exit__(self, *exception) -> None:
+        if self.owns_executor:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor, self.owns_executor = None, False
+
+    def __iter__(self):
+        if self.executor is None:
+            for first, n_steps in self.chunks:
+                yield (first, *draw_steps(*self.draw, first, n_steps))
+            return
+        upcoming = iter(self.chunks)
+        pending = deque()
+        for first, n_steps in upcoming:
+            pending.append((first, self.executor.submit(draw_steps, *self.draw, first, n_steps)))
+            if len(pending) == self.ahead:
+                break
+        while pending:
+            first, future = pending.popleft()
+            xs, ys = future.result()
+            following = next(upcoming, None)
+            if following is not None:
+                pending.append((following[0], self.executor.submit(draw_steps, *self.draw, *following)))
+            yield first, xs, ys
 
 
 def least_squares_weights(x: np.ndarray, y: np.ndarray) -> np.ndarray:

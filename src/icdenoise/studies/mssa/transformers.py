@@ -16,10 +16,31 @@ The attention projections have no biases, so a layer has 2D² attention weights 
 twice the transformer's layers for the attention-only models; `build_model` takes the layer count
 as given. Training (Sec. 4.2.2): Adam on fresh prompts every step, the loss the mean over prompts and
 prefixes of (ŷ_i − y_i)², with the gradient norm clipped (App. C.2).
+
+`train_model` trains one of two ways, the same steps on the same prompts. On the CPU, `train_per_step`:
+each step draws its batch (`sample_prompts`), runs in Python and reads its loss back. On a GPU, that
+loop is bound by the host (Python, a few thousand kernel launches, the prompts, a sync for the loss),
+not by the GPU, so `train_static` runs the step with Python off the hot path:
+- the whole step (forward, backward, `clip_grad_norm_`, `Adam.step_with_factors`) is captured once as a
+  `torch.cuda.CUDAGraph`, after `WARMUP_STEPS` eager steps on a side stream, and replayed; every tensor
+  it reads or writes stays at one address: the parameters, Adam's moments, the gradients (allocated by
+  the capture's backward, never set to None between replays), a step counter on the device;
+- the step counter picks the step's Adam factors −lr/(1 − β1^t) and √(1 − β2^t) from a table computed
+  beforehand in double (Algorithm 1's bias corrections, as `Adam.step` computes them), its batch from a
+  device buffer of `CHUNK_STEPS` steps' prompts, and the slot its loss goes to in a device vector of
+  every step's loss;
+- worker processes (`regression.TrainingBatches`) draw the batches a few chunks ahead, each batch
+  `sample_prompts`' own, and each chunk goes to the device buffer in one copy from pinned memory;
+- the losses come to the host only at the recorded steps (every `record_every` and the last), where a
+  loss that is not finite raises `TrainingDiverged` naming the first such step.
+On the CPU `train_static` runs the same code eagerly (`capture=False`) and is bitwise `train_per_step`;
+on a GPU the graph's multi-tensor Adam kernels round differently from `Adam.step`'s, so the two loops'
+numbers agree to float32 rounding (scripts/mssa_step_bench.py compares them and times both).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import time
@@ -33,9 +54,11 @@ from torch.nn import functional as F
 from icdenoise.maths.adam import Adam
 from icdenoise.maths.runtime import resolve_device
 from icdenoise.maths.training import TrainingDiverged
-from icdenoise.studies.mssa.regression import expected_squared_label, sample_prompts
+from icdenoise.studies.mssa.regression import TrainingBatches, default_workers, expected_squared_label, sample_prompts
 
 ARCHITECTURES = ("mssa", "mhsa", "transformer")
+WARMUP_STEPS = 3  # steps run eagerly on the side stream before a CUDA graph is captured (torch.cuda.graph's docs: 3)
+CHUNK_STEPS = 32  # steps' batches drawn and copied to the device together (7 MB of prompts at the paper's scale)
 INITIAL_STD = 0.02  # GPT-2's initialisation of its weight matrices and embeddings
 
 module_log = logging.getLogger(__name__)
@@ -235,8 +258,26 @@ def train_model(model, task: str, d: int, nonzeros: int, examples: int, steps: i
     Step t trains on prompts t·batch … (t+1)·batch − 1 of `seed` (`sample_prompts`), fresh every step.
     A row is step t's batch loss before its update, for t = 0, record_every, … and the last step;
     normalized_loss divides it by E[y²]. `log` (default: this module's logger) gets one INFO line per
-    recorded step. `device`: cpu, cuda or auto (`runtime.resolve_device`); prompts are drawn on the CPU.
+    recorded step. `device`: cpu, cuda or auto (`runtime.resolve_device`). On a GPU the steps are one
+    replayed CUDA graph (`train_static`), on the CPU one Python step after another (`train_per_step`).
     """
+    target = resolve_device(device)
+    loop = train_static if target.type == "cuda" else train_per_step
+    return loop(model, task, d, nonzeros, examples, steps, batch, learning_rate, clip, seed, record_every, device=str(target), log=log)
+
+
+def record(rows: list, loss: float, step: int, normaliser: float, model, task: str, seed: int, started: float, log: logging.Logger | None) -> None:
+    """Step `step`'s row of the curve and its log line; a loss that is not finite raises `TrainingDiverged` instead."""
+    if not math.isfinite(loss):
+        raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss} at step {step}")
+    rows.append({"step": step, "loss": loss, "normalized_loss": loss / normaliser})
+    (log or module_log).info("%s %s step %d: normalized loss %.4f (%.1f s)", model.architecture, task, step, loss / normaliser, time.perf_counter() - started)
+
+
+def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None) -> pd.DataFrame:
+    """`train_model` one Python step after another: each step draws its prompts on the CPU, copies them to
+    the device and reads its loss back (`training_step`), raising `TrainingDiverged` at the first loss that
+    is not finite."""
     target = resolve_device(device)
     model.to(target).train()
     optimiser = Adam(model.parameters(), lr=learning_rate)
@@ -246,11 +287,82 @@ def train_model(model, task: str, d: int, nonzeros: int, examples: int, steps: i
     for step in range(steps):
         xs, ys = sample_prompts(task, d, nonzeros, batch, examples, seed, start=step * batch)
         loss = training_step(model, optimiser, xs.to(target), ys.to(target), clip)
-        if not math.isfinite(loss):
-            raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss} at step {step}")
-        if step % record_every == 0 or step == steps - 1:
-            rows.append({"step": step, "loss": loss, "normalized_loss": loss / normaliser})
-            (log or module_log).info("%s %s step %d: normalized loss %.4f (%.1f s)", model.architecture, task, step, loss / normaliser, time.perf_counter() - started)
+        if not math.isfinite(loss) or step % record_every == 0 or step == steps - 1:
+            record(rows, loss, step, normaliser, model, task, seed, started, log)
+    return pd.DataFrame(rows)
+
+
+def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None, *, capture: bool | None = None, workers: int | None = None, chunk_steps: int = CHUNK_STEPS) -> pd.DataFrame:
+    """`train_model` with every tensor of a step at a fixed address, so the step can be one CUDA graph.
+
+    The step (`regression_loss`, its gradient, the norm clipping and `Adam.step_with_factors`) reads its
+    prompts from a device buffer of `chunk_steps` steps' batches, at slot (step mod chunk_steps), and
+    its Adam factors from a table (`Adam.step_factors`), both by a step counter on the device that the
+    step advances, and writes its loss into a device buffer of every step's loss. `capture` (default:
+    on a GPU) runs the first `WARMUP_STEPS` steps as they are on a side stream, then captures the next
+    in a `torch.cuda.CUDAGraph` and replays it for the rest; without it each step runs eagerly, the
+    same code. The batches come from `TrainingBatches` (`workers` processes, default
+    `regression.default_workers()` on a GPU and none on the CPU), a chunk copied to the device buffer
+    (through pinned memory on a GPU) whenever the steps reach it. The losses are read back only at
+    the recorded steps: there `TrainingDiverged` names the first step since the last record whose loss
+    is not finite, as `train_per_step` would have named it.
+    """
+    target = resolve_device(device)
+    capture = target.type == "cuda" if capture is None else capture
+    if capture and target.type != "cuda":
+        raise ValueError(f"a CUDA graph needs a CUDA device, got {target}")
+    workers = (default_workers() if target.type == "cuda" else 0) if workers is None else workers
+    model.to(target).train()
+    optimiser = Adam(model.parameters(), lr=learning_rate)
+    normaliser = expected_squared_label(task, d, nonzeros)
+    chunk_steps = max(1, min(chunk_steps, steps))
+    staged_xs = torch.zeros((chunk_steps, batch, examples, d), dtype=torch.float32, device=target)
+    staged_ys = torch.zeros((chunk_steps, batch, examples), dtype=torch.float32, device=target)
+    factors = optimiser.step_factors(steps)
+    losses = torch.full((steps,), math.nan, dtype=torch.float32, device=target)
+    counter = torch.zeros(1, dtype=torch.int64, device=target)
+
+    def step_in_place() -> None:
+        slot = counter.remainder(chunk_steps)
+        optimiser.zero_grad()
+        loss = regression_loss(model, staged_xs.index_select(0, slot)[0], staged_ys.index_select(0, slot)[0])
+        losses.index_copy_(0, counter, loss.detach()[None])
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), clip)
+        optimiser.step_with_factors(factors.index_select(0, counter)[0])
+        counter.add_(1)
+
+    rows = []
+    recorded_until = 0
+    graph = None
+    stream = torch.cuda.Stream(target) if capture else None
+    started = time.perf_counter()
+    with TrainingBatches(task, d, nonzeros, batch, examples, seed, steps, chunk_steps, workers) as batches, \
+            (torch.cuda.stream(stream) if capture else contextlib.nullcontext()):
+        chunks = iter(batches)
+        for step in range(steps):
+            if step % chunk_steps == 0:
+                _, xs, ys = next(chunks)
+                xs, ys = torch.from_numpy(xs), torch.from_numpy(ys)
+                if target.type == "cuda":
+                    xs, ys = xs.pin_memory(), ys.pin_memory()
+                staged_xs[: len(xs)].copy_(xs, non_blocking=True)
+                staged_ys[: len(ys)].copy_(ys, non_blocking=True)
+            if capture and step == WARMUP_STEPS:
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    step_in_place()
+            if graph is None:
+                step_in_place()
+            else:
+                graph.replay()
+            if step % record_every == 0 or step == steps - 1:
+                since_record = losses[recorded_until : step + 1].tolist()
+                for offset, loss in enumerate(since_record):
+                    if not math.isfinite(loss):
+                        record(rows, loss, recorded_until + offset, normaliser, model, task, seed, started, log)
+                record(rows, since_record[-1], step, normaliser, model, task, seed, started, log)
+                recorded_until = step + 1
     return pd.DataFrame(rows)
 
 

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The mssa study's training step at the paper's scale, timed two ways on one device: the per-step loop
+(`train_per_step`: prompts drawn, copied and the loss read back every step) and the static loop
+(`train_static`: one CUDA graph replayed on a GPU, prompts drawn ahead by worker processes, losses
+read back at the records).
+
+    .venv/bin/python scripts/mssa_step_bench.py --device cuda --out mssa_step_bench.csv
+    .venv/bin/python scripts/mssa_step_bench.py --device cpu --tiny --warmup 4 --steps 8 --out /tmp/bench.csv
+
+Each model of config/mssa_paper_scale.yaml (merged over config/config.yaml) is built from seed 0 and
+trained for warmup + steps steps by each loop, recording every `warmup` steps; a loop's ms/step is the
+time from the record at step `warmup` to the last record over the steps between them (records are
+logged after the losses are on the host, so the GPU has finished those steps). The two loops train on
+the same prompts from the same weights, so their recorded losses agree to rounding: the table gives the
+largest relative difference. `--tiny` swaps the paper's sizes for width 16, 2 heads, 2 layers and batch 8,
+to check the plumbing on a CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "scripts"))
+from benchmark import merged_config  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from icdenoise.maths.runtime import resolve_device  # noqa: E402
+from icdenoise.studies.mssa.transformers import build_model, parameter_count, train_per_step, train_static  # noqa: E402
+
+TINY = dict(width=16, heads=2, layers=2, batch=8)
+
+
+class Elapsed(logging.Handler):
+    """Keeps (step, seconds since the loop started) of every record a training loop logs."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.rows.append((record.args[2], record.args[4]))
+
+
+def timed(loop, architecture: str, block: dict, layers: int, steps: int, warmup: int, device, **options) -> tuple[pd.DataFrame, float, float]:
+    """(curve, warm ms per step, seconds to the record at step `warmup`) of `loop` from a fresh seed-0 model."""
+    model = build_model(architecture, block["d"], block["width"], block["heads"], layers, block["examples"], 0)
+    log = logging.getLogger(f"mssa_step_bench.{architecture}.{loop.__name__}")
+    log.propagate = False
+    log.setLevel(logging.INFO)
+    elapsed = Elapsed()
+    log.addHandler(elapsed)
+    curve = loop(model, "sparse", block["d"], block["nonzeros"], block["examples"], warmup + steps, block["batch"],
+                 block["learning_rate"], block["clip"], 0, warmup, device=str(device), log=log, **options)
+    log.removeHandler(elapsed)
+    times = dict(elapsed.rows)
+    last = max(times)
+    return curve, (times[last] - times[warmup]) / (last - warmup) * 1e3, times[warmup]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="cuda", help="cpu, cuda or auto (default cuda)")
+    parser.add_argument("--steps", type=int, default=300, help="warm steps timed per loop and model (default 300)")
+    parser.add_argument("--warmup", type=int, default=50, help="steps before the timed ones (default 50)")
+    parser.add_argument("--tiny", action="store_true", help=f"sizes {TINY} instead of the config's")
+    parser.add_argument("--workers", type=int, help="prompt worker processes of the static loop (default: train_static's)")
+    parser.add_argument("--models", nargs="*", help="the models to time (default: every model of the config)")
+    parser.add_argument("--configfile", type=Path, default=REPO / "config" / "mssa_paper_scale.yaml",
+                        help="merged over config/config.yaml (default config/mssa_paper_scale.yaml)")
+    parser.add_argument("--out", type=Path, required=True, help="the table as CSV")
+    args = parser.parse_args()
+    if args.warmup < 1 or args.steps < 1:
+        parser.error("--warmup and --steps must be positive")
+    block = merged_config(REPO, [args.configfile])["mssa"]["regression"]
+    if args.tiny:
+        block = {**block, **{key: value for key, value in TINY.items() if key != "layers"}}
+    device = resolve_device(args.device)
+    print(f"{args.configfile.name}{' (tiny)' if args.tiny else ''}: d {block['d']}, width {block['width']}, {block['heads']} heads, "
+          f"batch {block['batch']}, {block['examples']} examples; {args.warmup} + {args.steps} steps per loop on {device}", flush=True)
+    rows = []
+    for architecture, options in block["models"].items():
+        if args.models and architecture not in args.models:
+            continue
+        layers = TINY["layers"] if args.tiny else options["layers"]
+        started = time.perf_counter()
+        per_step, per_step_ms, per_step_start = timed(train_per_step, architecture, block, layers, args.steps, args.warmup, device)
+        static, static_ms, static_start = timed(train_static, architecture, block, layers, args.steps, args.warmup, device, workers=args.workers)
+        if list(per_step["step"]) != list(static["step"]):
+            raise RuntimeError(f"{architecture}: the loops recorded different steps")
+        difference = ((static["loss"] - per_step["loss"]).abs() / per_step["loss"].abs()).max()
+        rows.append({"model": architecture, "layers": layers, "parameters": parameter_count(build_model(
+                         architecture, block["d"], block["width"], block["heads"], layers, block["examples"], 0)),
+                     "device": str(device), "steps_timed": args.steps, "per_step_ms": per_step_ms, "static_ms": static_ms,
+                     "speedup": per_step_ms / static_ms, "per_step_start_s": per_step_start, "static_start_s": static_start,
+                     "records": len(static), "max_relative_loss_difference": difference,
+                     "wall_s": time.perf_counter() - started})
+        print(f"{architecture}: {rows[-1]['wall_s']:.1f} s", flush=True)
+    table = pd.DataFrame(rows)
+    print(table.to_markdown(index=False, floatfmt=".4g"))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.out, index=False)
+    print(f"written {args.out}")
+
+
+if __name__ == "__main__":
+    main()
