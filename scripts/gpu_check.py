@@ -89,7 +89,7 @@ def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targe
         shutil.copytree(REPO / folder, workdir / folder)
     (workdir / "device.yaml").write_text(device_config(device))
     root = configured_root(workdir / "config" / "config.yaml", configfiles)
-    command = [str(Path(sys.executable).parent / "snakemake"), *(root + target for target in targets), "--cores", str(cores), "--quiet",
+    command = [sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", str(cores), "--quiet",
                "--resources", f"gpu={gpus}", "--configfile", *map(str, configfiles), "device.yaml"]
     stages = {"prepare": ["--omit-from", *rules], "train": ["--until", *rules], "rest": []}
     python_path = os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))
