@@ -164,6 +164,7 @@ def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, defi
             "n_values": measurement.values.size, "interval_low": low, "interval_high": high,
             "interval_method": measurement.method,
             "verdict": "INCONCLUSIVE" if why else ("PASS" if passed else "FAIL"), "why_inconclusive": why,
+            "exploratory": spec.get("exploratory", ""),
             **_registration((definitions or {}).get(claim_id)),
         })
     return pd.DataFrame(rows)
@@ -194,14 +195,17 @@ def _counts(rows: pd.DataFrame) -> str:
 
 
 def headline(table: pd.DataFrame) -> str:
-    """How many claims pass, fail and cannot be decided, the registered rows (citable) counted apart from the
-    rows that are not (icdenoise.records.registration)."""
+    """How many claims pass, fail and cannot be decided, in three groups: registered and confirmatory (what
+    one cites), registered but exploratory (a deciding setting chosen after a result was seen), and not
+    registered (icdenoise.records.registration)."""
     registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
+    exploratory = table["exploratory"].astype(str).str.len().gt(0) if "exploratory" in table else pd.Series(False, index=table.index)
     parts = [f"{len(table)} claims."]
-    if registered.any():
-        parts.append(f"Registered: {_counts(table[registered])}.")
-    if (~registered).any():
-        parts.append(f"Not registered (not citable): {_counts(table[~registered])}.")
+    for rows, label in ((registered & ~exploratory, "Registered, confirmatory"),
+                        (registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
+                        (~registered, "Not registered (not citable)")):
+        if rows.any():
+            parts.append(f"{label}: {_counts(table[rows])}.")
     return " ".join(parts)
 
 
@@ -225,7 +229,8 @@ def conclusions(table: pd.DataFrame) -> list[str]:
         for row in rows.itertuples():
             detail = {"PASS": "", "FAIL": f": ours {row.ours_mean:.4g} against {row.paper_value:g}",
                       "INCONCLUSIVE": f": {row.why_inconclusive}"}[name]
-            lines.append(f"  - `{row.claim}`{markdown_cell(detail)}")
+            tag = " (exploratory)" if getattr(row, "exploratory", "") else ""
+            lines.append(f"  - `{row.claim}`{tag}{markdown_cell(detail)}")
     return lines + [""]
 
 
@@ -249,6 +254,8 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         test = {"within_absolute": f"± {row.tolerance:g}", "within_relative": f"± {100 * row.tolerance:g}%",
                 "at_most": f"≤ paper + {row.tolerance:g}", "at_least": f"≥ paper − {row.tolerance:g}"}[row.comparison]
         shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}"}[row.verdict]
+        if getattr(row, "exploratory", ""):
+            shown += f" (exploratory: {row.exploratory})"
         lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {row.paper_value:g} | "
                      f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
                      f"{markdown_cell(row.inconclusive_rules or 'never')} | {markdown_cell(row.defined_in)} | "

@@ -56,7 +56,7 @@ def test_ledger_passes_fails_and_leaves_undecided_on_the_mean_and_its_interval()
     assert passing.loc[0, "defined_in"] == "abc1234" and failing.loc[0, "defined_in"] == "unknown"
     assert passing.loc[0, "registered"] and not failing.loc[0, "registered"] and failing.loc[0, "registration"].startswith("not registered")
     text = markdown(pd.concat([passing, failing, undecided], ignore_index=True), "a study", "snakemake x", SOURCES)
-    assert ("3 claims. Registered: 1 pass, 0 fail, 0 inconclusive. Not registered (not citable): 0 pass, 1 fail, 1 inconclusive."
+    assert ("3 claims. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Not registered (not citable): 0 pass, 1 fail, 1 inconclusive."
             in text) and "**FAIL**" in text and "*INCONCLUSIVE*" in text and "def5678 (clean)" in text
     assert "# Claims ledger: a study" in text and "## What we can and cannot conclude" in text and "abc1234" in text
     assert "Run `paper`. Config: `config/config.yaml` (sha256 abababababab); merged config sha256 cdcdcdcdcdcd." in text
@@ -145,3 +145,18 @@ def test_every_claim_states_where_and_what(repo):
     for study in validate_config(load_yaml(repo / "config" / "config.yaml"), repo / "workflow" / "schemas").values():
         for claim in study.claims.values():
             assert claim.location and claim.statement
+
+
+def test_an_exploratory_claim_is_marked_and_counted_apart_from_the_confirmatory_ones():
+    registered = {"defined_in": "abc1234", "built_from": "def5678 (clean)", "registered": True, "registration": "registered"}
+    chosen_after = "the tolerance was written after the first results were seen"
+    confirmatory = ledger(ONELAYER, {"fig3": _fig3_rows([0.328, 0.330, 0.329])},
+                          {"fig3_linear_alpha_beta": _spec(case="linear", model="linear")}, {"fig3_linear_alpha_beta": registered})
+    exploratory = ledger(ONELAYER, {"fig3": _fig3_rows([0.30, 0.302, 0.301])},
+                         {"fig3_linear_alpha_beta": _spec(case="linear", model="linear", exploratory=chosen_after)},
+                         {"fig3_linear_alpha_beta": registered})
+    assert confirmatory.loc[0, "exploratory"] == "" and exploratory.loc[0, "exploratory"] == chosen_after
+    text = markdown(pd.concat([confirmatory, exploratory], ignore_index=True), "a study", "snakemake x", SOURCES)
+    assert ("2 claims. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Registered, exploratory (a deciding "
+            "setting chosen after a result): 0 pass, 1 fail, 0 inconclusive.") in text
+    assert f"**FAIL** (exploratory: {chosen_after})" in text and "`fig3_linear_alpha_beta` (exploratory): ours" in text
