@@ -164,7 +164,8 @@ def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, defi
             "n_values": measurement.values.size, "interval_low": low, "interval_high": high,
             "interval_method": measurement.method,
             "verdict": "INCONCLUSIVE" if why else ("PASS" if passed else "FAIL"), "why_inconclusive": why,
-            "exploratory": spec.get("exploratory", ""),
+            "exploratory": spec.get("exploratory", ""), "self_check": spec.get("self_check", ""),
+            "implied_by": spec.get("implied_by", ""),
             **_registration((definitions or {}).get(claim_id)),
         })
     return pd.DataFrame(rows)
@@ -194,18 +195,29 @@ def _counts(rows: pd.DataFrame) -> str:
     return f"{counts.get('PASS', 0)} pass, {counts.get('FAIL', 0)} fail, {counts.get('INCONCLUSIVE', 0)} inconclusive"
 
 
+def _flag(table: pd.DataFrame, column: str) -> pd.Series:
+    """Rows whose text column `column` is set (an older table without it: none)."""
+    return table[column].astype(str).str.len().gt(0) if column in table else pd.Series(False, index=table.index)
+
+
 def headline(table: pd.DataFrame) -> str:
-    """How many claims pass, fail and cannot be decided, in three groups: registered and confirmatory (what
-    one cites), registered but exploratory (a deciding setting chosen after a result was seen), and not
-    registered (icdenoise.records.registration)."""
+    """How many of the source's claims pass, fail and cannot be decided, in three groups: registered and
+    confirmatory (what one cites), registered but exploratory (a deciding setting chosen after a result was
+    seen), and not registered (icdenoise.records.registration); then, apart, the self-checks of our own code
+    and the claims counted with the claim that implies them."""
     registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
-    exploratory = table["exploratory"].astype(str).str.len().gt(0) if "exploratory" in table else pd.Series(False, index=table.index)
-    parts = [f"{len(table)} claims."]
-    for rows, label in ((registered & ~exploratory, "Registered, confirmatory"),
-                        (registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
-                        (~registered, "Not registered (not citable)")):
+    exploratory, own, implied = _flag(table, "exploratory"), _flag(table, "self_check"), _flag(table, "implied_by")
+    source = ~own & ~implied
+    parts = [f"{int(source.sum())} claims of the source."]
+    for rows, label in ((source & registered & ~exploratory, "Registered, confirmatory"),
+                        (source & registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
+                        (source & ~registered, "Not registered (not citable)")):
         if rows.any():
             parts.append(f"{label}: {_counts(table[rows])}.")
+    if own.any():
+        parts.append(f"Self-checks of our own code, not reproductions: {_counts(table[own])}.")
+    if implied.any():
+        parts.append(f"Implied by another claim and counted there: {int(implied.sum())}.")
     return " ".join(parts)
 
 
@@ -221,8 +233,9 @@ def _ours(row) -> str:
 def conclusions(table: pd.DataFrame) -> list[str]:
     """What the ledger lets a reader conclude: the claims reproduced, those not, and those undecided, with why."""
     lines = ["## What we can and cannot conclude", ""]
+    own, implied = _flag(table, "self_check"), _flag(table, "implied_by")
     for name, label in (("PASS", "Reproduced"), ("FAIL", "Not reproduced"), ("INCONCLUSIVE", "Undecided by our measurement")):
-        rows = table[table["verdict"] == name]
+        rows = table[(table["verdict"] == name) & ~own & ~implied]
         if rows.empty:
             continue
         lines.append(f"- **{label}** ({len(rows)}):")
@@ -231,6 +244,12 @@ def conclusions(table: pd.DataFrame) -> list[str]:
                       "INCONCLUSIVE": f": {row.why_inconclusive}"}[name]
             tag = " (exploratory)" if getattr(row, "exploratory", "") else ""
             lines.append(f"  - `{row.claim}`{tag}{markdown_cell(detail)}")
+    for rows, label in ((table[own], "Self-checks of our own code (not reproductions)"),
+                        (table[implied], "Implied by another claim (counted there)")):
+        if not rows.empty:
+            lines.append(f"- **{label}** ({len(rows)}):")
+            lines += [f"  - `{row.claim}`: {row.verdict}" + (f", implied by `{row.implied_by}`" if row.implied_by else "")
+                      for row in rows.itertuples()]
     return lines + [""]
 
 
@@ -256,6 +275,10 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}"}[row.verdict]
         if getattr(row, "exploratory", ""):
             shown += f" (exploratory: {row.exploratory})"
+        if getattr(row, "self_check", ""):
+            shown += f" (self-check: {row.self_check})"
+        if getattr(row, "implied_by", ""):
+            shown += f" (implied by `{row.implied_by}`, counted there)"
         lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {row.paper_value:g} | "
                      f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
                      f"{markdown_cell(row.inconclusive_rules or 'never')} | {markdown_cell(row.defined_in)} | "
@@ -277,6 +300,9 @@ def reference_problems(registry: dict[str, Claim], claims_config: dict, study_co
             if spec[key] not in listed:
                 problems.append(f"{prefix}.{claim_id}.{key}: {spec[key]!r} is not in {block}.{'cases' if key == 'case' else 'models'} "
                                 f"(allowed: {', '.join(listed)})")
+        if "implied_by" in spec and (spec["implied_by"] not in claims_config or spec["implied_by"] == claim_id):
+            problems.append(f"{prefix}.{claim_id}.implied_by: {spec['implied_by']!r} is not another configured claim of this "
+                            f"study (allowed: {', '.join(sorted(set(claims_config) - {claim_id}))})")
         allowed = [INTERVAL_RULE, *registry[claim_id].rules]
         for rule in spec.get("inconclusive", []):
             if rule not in allowed:

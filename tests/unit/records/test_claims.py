@@ -56,7 +56,7 @@ def test_ledger_passes_fails_and_leaves_undecided_on_the_mean_and_its_interval()
     assert passing.loc[0, "defined_in"] == "abc1234" and failing.loc[0, "defined_in"] == "unknown"
     assert passing.loc[0, "registered"] and not failing.loc[0, "registered"] and failing.loc[0, "registration"].startswith("not registered")
     text = markdown(pd.concat([passing, failing, undecided], ignore_index=True), "a study", "snakemake x", SOURCES)
-    assert ("3 claims. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Not registered (not citable): 0 pass, 1 fail, 1 inconclusive."
+    assert ("3 claims of the source. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Not registered (not citable): 0 pass, 1 fail, 1 inconclusive."
             in text) and "**FAIL**" in text and "*INCONCLUSIVE*" in text and "def5678 (clean)" in text
     assert "# Claims ledger: a study" in text and "## What we can and cannot conclude" in text and "abc1234" in text
     assert "Run `paper`. Config: `config/config.yaml` (sha256 abababababab); merged config sha256 cdcdcdcdcdcd." in text
@@ -157,6 +157,27 @@ def test_an_exploratory_claim_is_marked_and_counted_apart_from_the_confirmatory_
                          {"fig3_linear_alpha_beta": registered})
     assert confirmatory.loc[0, "exploratory"] == "" and exploratory.loc[0, "exploratory"] == chosen_after
     text = markdown(pd.concat([confirmatory, exploratory], ignore_index=True), "a study", "snakemake x", SOURCES)
-    assert ("2 claims. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Registered, exploratory (a deciding "
+    assert ("2 claims of the source. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Registered, exploratory (a deciding "
             "setting chosen after a result): 0 pass, 1 fail, 0 inconclusive.") in text
     assert f"**FAIL** (exploratory: {chosen_after})" in text and "`fig3_linear_alpha_beta` (exploratory): ours" in text
+
+
+def test_a_self_check_and_an_implied_claim_are_not_counted_as_reproductions():
+    registered = {"defined_in": "abc1234", "built_from": "def5678 (clean)", "registered": True, "registration": "registered"}
+    rows = _fig3_rows([0.328, 0.330, 0.329])
+    tables = [ledger(ONELAYER, {"fig3": rows}, {"fig3_linear_alpha_beta": _spec(case="linear", model="linear", **extra)},
+                     {"fig3_linear_alpha_beta": registered})
+              for extra in ({}, {"self_check": "our closed form against its Monte Carlo"}, {"implied_by": "another_claim"})]
+    text = markdown(pd.concat(tables, ignore_index=True), "a study", "snakemake x", SOURCES)
+    assert ("1 claims of the source. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Self-checks of our own code, "
+            "not reproductions: 1 pass, 0 fail, 0 inconclusive. Implied by another claim and counted there: 1.") in text
+    assert "- **Reproduced** (1):" in text and "- **Self-checks of our own code (not reproductions)** (1):" in text
+    assert "(implied by `another_claim`, counted there)" in text
+
+
+def test_implied_by_must_name_another_configured_claim_of_the_study():
+    spec = _spec(case="linear", model="linear", implied_by="fig3_linear_alpha_beta")
+    study = {"fig3": {"cases": ["linear"], "models": ["linear"]}}
+    problems = reference_problems(ONELAYER, {"fig3_linear_alpha_beta": spec}, study, "onelayer.claims")
+    assert problems == ["onelayer.claims.fig3_linear_alpha_beta.implied_by: 'fig3_linear_alpha_beta' is not another configured "
+                        "claim of this study (allowed: )"]
