@@ -324,14 +324,15 @@ def validate_config(config: dict, schema_dir: str | Path, local_execution: bool 
 
 
 def config_sources(configfiles, config: dict, workdir: Path) -> dict:
-    """The run's name, the config files it merged, with their content hashes, and the digest of the merged
-    config: what a ledger and the report say they were built from."""
-    from icdenoise.records.artifacts import config_digest, sha256_file
+    """The run's name, the config files it merged, with the digests of their settings, and the digest of the
+    merged config's: what a ledger and the report say they were built from. Each digest leaves out the
+    `execution` block (icdenoise.records.artifacts.config_digest), so that editing how jobs run re-runs nothing."""
+    from icdenoise.records.artifacts import config_digest
 
     files = []
     for path in map(Path, configfiles):
         shown = path.resolve().relative_to(workdir.resolve()) if path.resolve().is_relative_to(workdir.resolve()) else path
-        files.append({"file": str(shown), "sha256": sha256_file(path)})
+        files.append({"file": str(shown), "sha256": config_digest(load_yaml(path) or {})})
     return {"run": config["run"]["name"], "files": files, "merged_sha256": config_digest(config)}
 
 

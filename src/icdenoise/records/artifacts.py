@@ -79,7 +79,9 @@ def canonical_json(value) -> str:
 
 
 def config_digest(config: dict) -> str:
-    return sha256_bytes(canonical_json(config).encode())
+    """The sha256 of a config's settings: every block but `execution` (how jobs run, which changes no number), so
+    that editing how a job runs neither re-runs a job nor makes its tables another config's."""
+    return sha256_bytes(canonical_json({key: value for key, value in config.items() if key != "execution"}).encode())
 
 
 def input_record(path: str | os.PathLike) -> dict:

@@ -185,9 +185,11 @@ def markdown_cell(text) -> str:
 
 
 def built_from(sources: dict) -> str:
-    """One line naming the run, its config files (with their hashes) and the merged config's digest."""
+    """One line naming the run, its config files (with the digests of their settings) and the merged config's
+    digest, each without the execution block (icdenoise.records.artifacts.config_digest)."""
     files = ", ".join(f"`{entry['file']}` (sha256 {entry['sha256'][:12]})" for entry in sources["files"])
-    return f"Run `{sources['run']}`. Config: {files}; merged config sha256 {sources['merged_sha256'][:12]}."
+    return (f"Run `{sources['run']}`. Config: {files}; merged config sha256 {sources['merged_sha256'][:12]} "
+            "(settings only: the execution block, which changes no number, is left out).")
 
 
 def _counts(rows: pd.DataFrame) -> str:

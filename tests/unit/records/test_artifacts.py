@@ -69,3 +69,11 @@ def test_all_token_dataset_stores_the_noisy_tokens_once_and_reads_them_back_as_q
     assert loaded.query is loaded.context
     np.testing.assert_allclose(loaded.target, prompts.target, rtol=1e-6)
     np.testing.assert_allclose(loaded.context, prompts.context, rtol=1e-6)
+
+
+def test_the_config_digest_leaves_out_how_jobs_run_and_nothing_else():
+    settings = {"training": {"lr": 0.01}, "execution": {"training": {"device": "cpu", "threads": 1}}}
+    base = artifacts.config_digest(settings)
+    assert artifacts.config_digest({**settings, "execution": {"training": {"device": "cuda", "threads": 8}}}) == base
+    assert artifacts.config_digest({"training": {"lr": 0.01}}) == base
+    assert artifacts.config_digest({**settings, "training": {"lr": 0.02}}) != base

@@ -59,7 +59,8 @@ def test_ledger_passes_fails_and_leaves_undecided_on_the_mean_and_its_interval()
     assert ("3 claims of the source. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Not registered (not citable): 0 pass, 1 fail, 1 inconclusive."
             in text) and "**FAIL**" in text and "*INCONCLUSIVE*" in text and "def5678 (clean)" in text
     assert "# Claims ledger: a study" in text and "## What we can and cannot conclude" in text and "abc1234" in text
-    assert "Run `paper`. Config: `config/config.yaml` (sha256 abababababab); merged config sha256 cdcdcdcdcdcd." in text
+    assert ("Run `paper`. Config: `config/config.yaml` (sha256 abababababab); merged config sha256 cdcdcdcdcdcd (settings "
+            "only: the execution block, which changes no number, is left out).") in text
 
 
 def test_the_t_interval_of_the_mean_covers_as_often_as_it_says():
