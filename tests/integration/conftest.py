@@ -22,7 +22,7 @@ def smoke_run(repo, tmp_path_factory):
 
 SECOND_RUN = {"run": {"name": "smoke_seed7"}, "dataset": {"seed": 7}}  # the smoke config with other datasets, under its own name
 SECOND_TARGETS = ["onelayer", "leaderboard"]  # enough of it to compare: the core study's ledger and the leaderboard
-COMPARED = {"comparison": {"runs": ["smoke_seed7"]}}  # the smoke run set beside it
+COMPARED = {"comparison": {"runs": ["smoke_seed7"], "ledgers": True}}  # the smoke run set beside it, ledgers too
 
 
 @pytest.fixture(scope="session")

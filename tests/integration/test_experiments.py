@@ -99,6 +99,24 @@ def test_the_comparison_stacks_both_runs_leaderboards_and_verdicts(experiments_r
     assert (workdir / SMOKE / "figures" / "comparison.pdf").read_bytes().startswith(b"%PDF")
 
 
+def test_a_comparison_of_leaderboards_builds_no_ledger_and_no_figure_but_its_own(experiments_run):
+    """comparison.ledgers: false (the default) compares the leaderboards alone: planned from scratch, the target
+    needs this run's leaderboard and what it reads, never a ledger or another figure."""
+    workdir = experiments_run["workdir"]
+    (workdir / "boards.yaml").write_text(yaml.safe_dump({"comparison": {"runs": ["smoke_seed7"], "ledgers": False}}))
+    result = snakemake(workdir, "-n", "--forceall", "comparison", configfile=["config/smoke.yaml", "boards.yaml"])
+    assert result.returncode == 0, result.stderr[-4000:]
+    rules = {rule for rule, _ in planned_jobs(result)}
+    assert {"build_leaderboard", "compare_runs", "plot_comparison"} <= rules
+    assert not {rule for rule in rules if rule.endswith("_ledger") or (rule.startswith("plot_") and rule != "plot_comparison")}
+
+
+def test_the_comparison_leads_with_the_settings_that_differ(experiments_run):
+    text = (experiments_run["workdir"] / SMOKE / "figures" / "comparison.md").read_text()
+    assert text.index("## Settings that differ") < text.index("## Verdicts") < text.index("## Leaderboards")
+    assert "| dataset.seed | 0 | 7 |" in text  # smoke_seed7's one change (conftest.SECOND_RUN)
+
+
 def test_a_comparison_with_a_run_never_built_says_how_to_build_it(experiments_run):
     workdir = experiments_run["workdir"]
     (workdir / "unbuilt.yaml").write_text("comparison: {runs: [never_built]}\n")

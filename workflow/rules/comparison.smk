@@ -1,26 +1,30 @@
-# Named runs side by side (icdenoise.experiments.comparison): this run's leaderboard and ledgers with those of
-# the runs the config's `comparison.runs` names, each read from its own folder (icdenoise.pipeline.named_runs).
-# Target: comparison. The other runs are not rebuilt here: each is built with its own config first.
+# Named runs side by side (icdenoise.experiments.comparison): this run's config, leaderboard and (with
+# comparison.ledgers) ledgers with those of the runs the config's `comparison.runs` names, each read from its own
+# folder (icdenoise.pipeline.named_runs). Target: comparison. The other runs are not rebuilt here: each is built
+# with its own config first.
 
-from icdenoise.pipeline.named_runs import compared_tables
+from icdenoise.pipeline.named_runs import compared_tables, in_run
 
 COMPARED_RUNS = list(dict.fromkeys([RUN_NAME, *config["comparison"]["runs"]]))
+COMPARED_LEDGERS = LEDGER_TABLES if config["comparison"]["ledgers"] else {}
 
 
 job_rule(
     "compare_runs",
-    "This run beside the runs its config names: leaderboards and ledger verdicts stacked into one table "
-    "(Parquet, Markdown).",
+    "This run beside the runs its config names: their config differences, then their leaderboards and (with "
+    "comparison.ledgers) ledger verdicts stacked into one table (Parquet, Markdown).",
     "../scripts/compare_runs.py",
     dict(table="<figures>/comparison.parquet", text="<figures>/comparison.md"),
     input=lambda wildcards: dict(
-        tables=[path for _, _, path in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, LEDGER_TABLES)]
+        tables=[path for _, _, path in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)],
+        configs=[in_run("<results>/config.yaml", run, BASE_RUN) for run in COMPARED_RUNS if run != RUN_NAME],
     ),
     params=dict(
         tables=lambda wildcards: [
             dict(run=run, study=study)
-            for run, study, _ in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, LEDGER_TABLES)
-        ]
+            for run, study, _ in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)
+        ],
+        runs=[run for run in COMPARED_RUNS if run != RUN_NAME],
     ),
     local=True,
 )

@@ -1,15 +1,21 @@
-"""Named runs side by side: their leaderboards and their ledgers' verdicts stacked into one tidy table.
+"""Named runs side by side: what differs in their settings, then their leaderboards and (when asked) their
+ledgers' verdicts, stacked into one tidy table.
 
-Rows of kind ``leaderboard``: run, case, estimator, mse (MSE/n on the run's fresh prompts), ratio_to_bayes.
-Rows of kind ``claim``: run, study, claim, ours_mean (the value the ledger measured), verdict. A run that
-lacks a case, an estimator or a study simply has no row for it.
+Rows of kind ``setting``: run, key (a dotted config key whose value differs between the runs), value (as
+YAML text; "–" where the run has no such key). Rows of kind ``leaderboard``: run, case, estimator, mse (MSE/n
+on the run's fresh prompts), ratio_to_bayes. Rows of kind ``claim``: run, study, claim, ours_mean (the value the
+ledger measured), verdict. A run that lacks a case, an estimator or a study simply has no row for it. The
+settings compared leave out `run`, `comparison` and `execution` (how jobs run, which changes no number).
 """
 
 from __future__ import annotations
 
 import pandas as pd
+import yaml
 
-COLUMNS = ["run", "kind", "study", "case", "estimator", "claim", "mse", "ratio_to_bayes", "ours_mean", "verdict"]
+COLUMNS = ["run", "kind", "study", "case", "estimator", "claim", "key", "value", "mse", "ratio_to_bayes", "ours_mean", "verdict"]
+NOT_SETTINGS = ("run", "comparison", "execution")  # top-level blocks that are not the science a run computes
+MISSING = "–"
 
 
 def verdicts(ledger: pd.DataFrame) -> pd.Series:
@@ -19,9 +25,38 @@ def verdicts(ledger: pd.DataFrame) -> pd.Series:
     return ledger["passed"].map({True: "PASS", False: "FAIL"})
 
 
-def comparison_table(leaderboards: dict[str, pd.DataFrame], ledgers: list[tuple[str, str, pd.DataFrame]]) -> pd.DataFrame:
-    """leaderboards: run → its leaderboard table; ledgers: (run, study, ledger table) triples."""
-    frames = [
+def flat_settings(config: dict) -> dict[str, str]:
+    """Dotted key → value (YAML text) of every leaf of a config, the blocks of `NOT_SETTINGS` left out. A list is
+    one value."""
+    flat = {}
+
+    def walk(node, prefix):
+        if isinstance(node, dict) and node:
+            for key, value in node.items():
+                walk(value, f"{prefix}.{key}" if prefix else str(key))
+        else:
+            flat[prefix] = yaml.safe_dump(node, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
+
+    walk({key: value for key, value in config.items() if key not in NOT_SETTINGS}, "")
+    return flat
+
+
+def setting_differences(configs: dict[str, dict]) -> pd.DataFrame:
+    """configs: run → its merged config. One row per (run, key) for every key whose value is not the same in all
+    runs, keys in the first run's order: columns run, key, value."""
+    flat = {run: flat_settings(config) for run, config in configs.items()}
+    keys = list(dict.fromkeys(key for values in flat.values() for key in values))
+    differing = [key for key in keys if len({values.get(key, MISSING) for values in flat.values()}) > 1]
+    return pd.DataFrame([{"run": run, "key": key, "value": flat[run].get(key, MISSING)} for key in differing for run in flat],
+                        columns=["run", "key", "value"])
+
+
+def comparison_table(leaderboards: dict[str, pd.DataFrame], ledgers: list[tuple[str, str, pd.DataFrame]],
+                     configs: dict[str, dict] | None = None) -> pd.DataFrame:
+    """leaderboards: run → its leaderboard table; ledgers: (run, study, ledger table) triples; configs: run → its
+    merged config (the setting rows)."""
+    frames = [setting_differences(configs).assign(kind="setting")] if configs else []
+    frames += [
         board[["case", "estimator", "mse", "ratio_to_bayes"]].assign(run=run, kind="leaderboard")
         for run, board in leaderboards.items()
     ]
@@ -29,7 +64,7 @@ def comparison_table(leaderboards: dict[str, pd.DataFrame], ledgers: list[tuple[
         ledger[["claim", "ours_mean"]].assign(run=run, kind="claim", study=study, verdict=verdicts(ledger))
         for run, study, ledger in ledgers
     ]
-    return pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS)
+    return pd.concat([frame for frame in frames if len(frame)], ignore_index=True).reindex(columns=COLUMNS)
 
 
 def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
@@ -40,21 +75,69 @@ def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
     return counts.reset_index()
 
 
+def _side_by_side(rows: pd.DataFrame, index: list[str], column: str, runs: list[str]) -> pd.DataFrame:
+    """`column` of each run side by side, one row per `index`, in first-seen order."""
+    return rows.pivot_table(index=index, columns="run", values=column, aggfunc="first", sort=False).reindex(columns=runs)
+
+
+def _differs(frame: pd.DataFrame) -> pd.Series:
+    """Rows whose cells are not all equal (a run without the row counts as a difference)."""
+    return frame.apply(lambda row: row.isna().any() or row.nunique(dropna=True) > 1, axis=1)
+
+
+def _cell(value, number: bool) -> str:
+    if pd.isna(value):
+        return MISSING
+    return f"{value:.4g}" if number else str(value).replace("|", "\\|")
+
+
+def _table(frame: pd.DataFrame, index_names: list[str], runs: list[str], number: bool) -> list[str]:
+    lines = ["| " + " | ".join(index_names) + " | " + " | ".join(f"`{run}`" for run in runs) + " |",
+             "|" + "---|" * (len(index_names) + len(runs))]
+    for keys, row in frame.iterrows():
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        lines.append("| " + " | ".join(map(str, keys)) + " | " + " | ".join(_cell(row[run], number) for run in runs) + " |")
+    return lines
+
+
+def _folded(frame: pd.DataFrame, index_names: list[str], runs: list[str], number: bool, what: str) -> list[str]:
+    """The rows that differ in a table, then the equal ones folded away (an HTML <details> block)."""
+    changed = _differs(frame) if len(frame) else pd.Series(dtype=bool)
+    lines = [f"{int(changed.sum())} of {len(frame)} {what} differ between the runs.", ""]
+    if changed.any():
+        lines += _table(frame[changed], index_names, runs, number) + [""]
+    if len(frame) and not changed.all():
+        lines += [f"<details><summary>The {int((~changed).sum())} {what} equal in every run</summary>", "",
+                  *_table(frame[~changed], index_names, runs, number), "", "</details>", ""]
+    return lines
+
+
 def markdown(table: pd.DataFrame) -> str:
-    """The comparison as Markdown: claims passed per study and run, then every leaderboard row side by side."""
+    """The comparison as Markdown, the answers first: the settings that differ key by key, the verdicts and the
+    leaderboard rows that differ, each with its equal rows folded away; then the verdict counts."""
     runs = list(dict.fromkeys(table["run"]))
-    lines = ["# Comparison across runs", "", f"Runs: {', '.join(f'`{run}`' for run in runs)}.", "", "## Claims ledgers", "",
-             "| run | study | claims | " + " | ".join(verdict for verdict in ("PASS", "FAIL", "INCONCLUSIVE")) + " |",
-             "|---|---|---|---|---|---|"]
-    for row in verdict_counts(table).itertuples(index=False):
-        counts = row._asdict()
-        lines.append(f"| `{row.run}` | {row.study} | {row.claims} | "
-                     + " | ".join(str(counts.get(verdict, 0)) for verdict in ("PASS", "FAIL", "INCONCLUSIVE")) + " |")
-    board = table[table["kind"] == "leaderboard"].pivot_table(index=["case", "estimator"], columns="run", values="ratio_to_bayes",
-                                                              sort=False)
-    lines += ["", "## Leaderboards: MSE over the Bayes posterior mean's, on each run's own fresh prompts", "",
-              "| case | estimator | " + " | ".join(f"`{run}`" for run in runs) + " |", "|---|---|" + "---|" * len(runs)]
-    for (case, estimator), row in board.iterrows():
-        cells = [f"{row[run]:.3f}" if run in row and pd.notna(row[run]) else "–" for run in runs]
-        lines.append(f"| {case} | {estimator} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    lines = ["# Comparison across runs", "", f"Runs: {', '.join(f'`{run}`' for run in runs)} (the first is this run).", "",
+             "## Settings that differ", ""]
+    settings = table[table["kind"] == "setting"]
+    if settings.empty:
+        lines += ["None: the runs share every setting (how jobs ran, the execution block, is not compared).", ""]
+    else:
+        lines += _table(_side_by_side(settings, ["key"], "value", runs), ["setting"], runs, number=False) + [""]
+    claims = table[table["kind"] == "claim"]
+    if claims.empty:
+        lines += ["## Claims", "", "Not compared: set `comparison.ledgers: true` to compare the ledgers' verdicts too "
+                  "(that builds this run's ledgers).", ""]
+    else:
+        lines += ["## Verdicts", ""] + _folded(_side_by_side(claims, ["study", "claim"], "verdict", runs), ["study", "claim"],
+                                              runs, number=False, what="claims' verdicts")
+        lines += ["| run | study | claims | PASS | FAIL | INCONCLUSIVE |", "|---|---|---|---|---|---|"]
+        for row in verdict_counts(table).itertuples(index=False):
+            counts = row._asdict()
+            lines.append(f"| `{row.run}` | {row.study} | {row.claims} | "
+                         + " | ".join(str(counts.get(verdict, 0)) for verdict in ("PASS", "FAIL", "INCONCLUSIVE")) + " |")
+        lines.append("")
+    board = table[table["kind"] == "leaderboard"]
+    lines += ["## Leaderboards: MSE over the Bayes posterior mean's, on each run's own fresh prompts", ""]
+    lines += _folded(_side_by_side(board, ["case", "estimator"], "ratio_to_bayes", runs), ["case", "estimator"], runs,
+                     number=True, what="leaderboard rows")
+    return "\n".join(lines).rstrip() + "\n"

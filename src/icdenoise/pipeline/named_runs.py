@@ -60,8 +60,8 @@ def compared_tables(runs: list[str], current: str, base_name: str, ledgers: dict
         board = place("<figures>/leaderboard.parquet")
         if run != current and not Path(board).is_file():
             saved = place("<results>/config.yaml")
-            raise ValueError(f"comparison.runs: run {run!r} has no {board}; build it first (snakemake leaderboard "
-                             f"--configfile {saved if Path(saved).is_file() else '<its config file>'})")
+            raise ValueError(f"comparison.runs: run {run!r} has no {board}; build it first (snakemake --cores 2 leaderboard "
+                             f"--configfile {saved if Path(saved).is_file() else 'FILE'}, FILE being the config that names run {run!r})")
         tables.append((run, "", board))
         tables += [(run, study, place(ledger)) for study, ledger in ledgers.items()
                    if run == current or Path(place(ledger)).is_file()]

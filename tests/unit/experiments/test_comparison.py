@@ -1,4 +1,5 @@
-"""Runs side by side: every leaderboard row and every ledger verdict of each run, counted per study."""
+"""Runs side by side: the settings that differ, every leaderboard row and every ledger verdict of each run, the
+rows that differ first and the equal ones folded away."""
 
 import pandas as pd
 
@@ -26,4 +27,23 @@ def test_both_runs_rows_are_stacked_and_verdicts_counted():
     assert counts.loc[("mine", "extra"), ["claims", "INCONCLUSIVE"]].tolist() == [1, 1]
     text = markdown(table)
     assert "| `paper` | core | 3 | 2 | 1 | 0 |" in text and "| `mine` | extra | 1 | 0 | 0 | 1 |" in text
-    assert f"| linear | linear | {0.4 / 0.3:.3f} | {0.8 / 0.3:.3f} |" in text
+    assert f"| linear | linear | {0.4 / 0.3:.4g} | {0.8 / 0.3:.4g} |" in text
+    assert "1 of 3 leaderboard rows differ between the runs." in text
+    assert "<details><summary>The 2 leaderboard rows equal in every run</summary>" in text
+    differ, folded = text.split("<details><summary>The 2 leaderboard rows")
+    assert "| linear | linear |" in differ and "| linear | oracle |" not in differ and "| linear | oracle | 1 | 1 |" in folded
+    assert "2 of 4 claims' verdicts differ between the runs." in text  # b: PASS/FAIL; x: only in mine
+
+
+def test_the_settings_that_differ_lead_key_by_key_and_how_jobs_ran_is_left_out():
+    paper = {"run": {"name": "paper"}, "cases": {"sphere": {"n": 16, "corruption": {"sigma_z_sq": 0.1}}},
+             "training": {"lr": 0.01, "seeds": [0, 1]}, "execution": {"training": {"device": "cpu"}}, "comparison": {"runs": ["mine"]}}
+    mine = {"run": {"name": "mine"}, "cases": {"sphere": {"n": 16, "corruption": {"sigma_z_sq": 0.2}}},
+            "training": {"lr": 0.01, "seeds": [0, 1, 2]}, "execution": {"training": {"device": "cuda"}}, "comparison": {"runs": []}}
+    table = comparison_table({"paper": board(1.0), "mine": board(1.0)}, [], {"paper": paper, "mine": mine})
+    settings = table[table["kind"] == "setting"]
+    assert sorted(settings["key"].unique()) == ["cases.sphere.corruption.sigma_z_sq", "training.seeds"]
+    text = markdown(table)
+    assert text.index("## Settings that differ") < text.index("## Leaderboards")
+    assert "| cases.sphere.corruption.sigma_z_sq | 0.1 | 0.2 |" in text and "| training.seeds | [0, 1] | [0, 1, 2] |" in text
+    assert "0 of 3 leaderboard rows differ between the runs." in text and "comparison.ledgers: true" in text

@@ -61,8 +61,8 @@ def test_a_compared_run_is_read_from_its_own_folder_and_an_unbuilt_one_is_refuse
     assert in_run("<figures>/claims.parquet", "other", "paper") == "runs/other/figures/claims.parquet"
     assert in_run("<figures>/claims.parquet", "paper", "paper") == "figures/claims.parquet"
     ledgers = {"core": "<figures>/claims.parquet", "extra": "<figures>/extra/claims.parquet"}
-    with pytest.raises(ValueError, match=r"run 'paper' has no figures/leaderboard.parquet; build it first \(snakemake leaderboard "
-                                         r"--configfile <its config file>\)"):
+    with pytest.raises(ValueError, match=r"run 'paper' has no figures/leaderboard.parquet; build it first \(snakemake --cores 2 "
+                                         r"leaderboard --configfile FILE, FILE being the config that names run 'paper'\)"):
         compared_tables(["mine", "paper"], "mine", "paper", ledgers)
     for path in ("figures/leaderboard.parquet", "figures/claims.parquet"):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
