@@ -178,7 +178,6 @@ def ledger_rule(study, tables, output, caption, appendix=None):
             package=STUDIES[study].package,
             claims_module=STUDIES[study].claims_module,
             claims=canonical(config[study]["claims"]),
-            workflow_dir=str(WORKFLOW),
             trains_in_shared_stage=trains_in_shared_stage(STUDIES[study], config),
             settings=canonical(STUDIES[study].claim_settings(config)),
             registered_as=run_prefix(RUN_NAME, BASE_RUN),
