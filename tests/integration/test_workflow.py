@@ -204,9 +204,9 @@ def test_nothing_to_do_after_a_complete_run(smoke_run):
 
 def test_changing_how_jobs_run_reruns_nothing(smoke_run):
     """The execution block (devices, threads, chunk sizes, cluster requests, the warm start) is never a job's
-    param, and no digest a job or a ledger records includes it: after a complete run, a config that changes
-    every one of its keys plans no job."""
-    config = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
+    param, and no digest a job or a ledger records includes it: after a complete run, a config file merged on
+    top that changes every one of its keys plans no job."""
+    config = {}
     config["execution"] = {
         "warm_start": False, "training": {"device": "auto", "threads": 2}, "evaluation": {"chunk_size": 777, "threads": 2},
         "onelayer": {"theorem31": {"chunk_size": 13}}, "memory": {"induction": {"device": "auto"}, "planted": {"chunk_floats": 4096},
@@ -214,7 +214,7 @@ def test_changing_how_jobs_run_reruns_nothing(smoke_run):
         "mssa": {"regression": {"device": "auto", "resources": {"mem_mb": 900, "runtime_minutes": 3}}},
     }
     (smoke_run / "execution.yaml").write_text(yaml.safe_dump(config))
-    result = snakemake(smoke_run, "-n", "all", configfile="execution.yaml")
+    result = snakemake(smoke_run, "-n", "all", configfile=["config/smoke.yaml", "execution.yaml"])
     assert result.returncode == 0, result.stderr
     assert planned_outputs(result) == set()
 

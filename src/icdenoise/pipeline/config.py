@@ -326,13 +326,16 @@ def validate_config(config: dict, schema_dir: str | Path, local_execution: bool 
 def config_sources(configfiles, config: dict, workdir: Path) -> dict:
     """The run's name, the config files it merged, with the digests of their settings, and the digest of the
     merged config's: what a ledger and the report say they were built from. Each digest leaves out the
-    `execution` block (icdenoise.records.artifacts.config_digest), so that editing how jobs run re-runs nothing."""
+    `execution` block (icdenoise.records.artifacts.config_digest), and a file that sets nothing else is not
+    listed: editing or adding how jobs run re-runs nothing."""
     from icdenoise.records.artifacts import config_digest
 
-    files = []
+    files, nothing = [], config_digest({})
     for path in map(Path, configfiles):
         shown = path.resolve().relative_to(workdir.resolve()) if path.resolve().is_relative_to(workdir.resolve()) else path
-        files.append({"file": str(shown), "sha256": config_digest(load_yaml(path) or {})})
+        digest = config_digest(load_yaml(path) or {})
+        if digest != nothing:
+            files.append({"file": str(shown), "sha256": digest})
     return {"run": config["run"]["name"], "files": files, "merged_sha256": config_digest(config)}
 
 

@@ -85,10 +85,11 @@ def save_config(config: dict, path: str | Path) -> Path:
 
 def unnamed_changes(config: dict, base: dict) -> list[str]:
     """The top-level keys whose values differ from config/config.yaml's while the run keeps its name: such a
-    run writes over the papers' results under the papers' run name."""
+    run writes over the papers' results under the papers' run name. The execution block (how jobs run, which
+    changes no number) is not such a key."""
     if config.get("run") != base.get("run"):
         return []
-    return [key for key in dict.fromkeys([*base, *config]) if config.get(key) != base.get(key)]
+    return [key for key in dict.fromkeys([*base, *config]) if key != "execution" and config.get(key) != base.get(key)]
 
 
 def run_prefix(run: str, base_run: str) -> str:

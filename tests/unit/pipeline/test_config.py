@@ -268,3 +268,20 @@ def test_a_study_needs_its_block(schema_dir, paper):
     config = {key: value for key, value in copy.deepcopy(paper).items() if key != "mssa"}
     with pytest.raises(ConfigError, match="'mssa' is a required property"):
         validate_config(config, schema_dir)
+
+
+def test_the_config_sources_name_the_files_that_set_settings_and_leave_out_how_jobs_run(tmp_path):
+    from icdenoise.pipeline.config import config_sources
+
+    (tmp_path / "base.yaml").write_text("run: {name: paper}\ntraining: {lr: 0.01}\nexecution: {training: {device: cpu}}\n")
+    (tmp_path / "gpu.yaml").write_text("execution: {training: {device: cuda}}\n")
+    (tmp_path / "other_gpu.yaml").write_text("execution: {training: {device: auto, threads: 4}}\n")
+    config = {"run": {"name": "paper"}, "training": {"lr": 0.01}, "execution": {"training": {"device": "cuda"}}}
+    files = lambda *names: [tmp_path / name for name in names]  # noqa: E731
+    plain = config_sources(files("base.yaml"), {**config, "execution": {}}, tmp_path)
+    on_gpu = config_sources(files("base.yaml", "gpu.yaml"), config, tmp_path)
+    assert on_gpu == plain == config_sources(files("base.yaml", "other_gpu.yaml"), config, tmp_path)
+    assert [entry["file"] for entry in on_gpu["files"]] == ["base.yaml"]
+    (tmp_path / "lr.yaml").write_text("training: {lr: 0.02}\n")
+    listed = config_sources(files("base.yaml", "lr.yaml"), config, tmp_path)["files"]
+    assert [entry["file"] for entry in listed] == ["base.yaml", "lr.yaml"]

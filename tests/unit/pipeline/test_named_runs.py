@@ -39,6 +39,7 @@ def test_a_changed_config_under_the_base_name_is_named_by_its_changed_keys():
     base = {"run": {"name": "paper"}, "training": {"lr": 0.01}, "dataset": {"seed": 0}}
     assert unnamed_changes(base, base) == []
     assert unnamed_changes({**base, "training": {"lr": 0.1}}, base) == ["training"]
+    assert unnamed_changes({**base, "execution": {"training": {"device": "cuda"}}}, base) == []  # how jobs run only
     assert unnamed_changes({**base, "run": {"name": "mine"}, "training": {"lr": 0.1}}, base) == []
 
 
