@@ -29,15 +29,6 @@ from icdenoise.studies.mssa.transformers import (
 TINY = dict(d=4, width=16, heads=2, layers=2, max_examples=10)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models train fastest on one thread, and several threads on a busy machine are far slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def gaussian_problems(n_prompts: int, n_examples: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     generator = np.random.default_rng(seed)
     return generator.standard_normal((n_prompts, n_examples, d)), generator.standard_normal((n_prompts, n_examples))

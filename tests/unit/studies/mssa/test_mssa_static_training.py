@@ -17,14 +17,6 @@ TINY = dict(d=4, width=16, heads=2, layers=2, max_examples=10)
 RUN = dict(task="sparse", d=4, nonzeros=2, examples=10, steps=7, batch=5, learning_rate=3e-3, clip=0.5, seed=3)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def trained(loop, architecture: str, record_every: int, device: str = "cpu", **options) -> tuple[pd.DataFrame, dict]:
     model = build_model(architecture, **TINY, seed=1)
     curve = loop(model, record_every=record_every, device=device, **RUN, **options)
