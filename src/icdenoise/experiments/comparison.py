@@ -13,6 +13,8 @@ from __future__ import annotations
 import pandas as pd
 import yaml
 
+from icdenoise.records.claims import VERDICTS
+
 COLUMNS = ["run", "kind", "study", "case", "estimator", "claim", "key", "value", "mse", "ratio_to_bayes", "ours_mean", "verdict"]
 NOT_SETTINGS = ("run", "comparison", "execution")  # top-level blocks that are not the science a run computes
 MISSING = "–"
@@ -130,11 +132,11 @@ def markdown(table: pd.DataFrame) -> str:
     else:
         lines += ["## Verdicts", ""] + _folded(_side_by_side(claims, ["study", "claim"], "verdict", runs), ["study", "claim"],
                                               runs, number=False, what="claims' verdicts")
-        lines += ["| run | study | claims | PASS | FAIL | INCONCLUSIVE |", "|---|---|---|---|---|---|"]
+        lines += ["| run | study | claims | PASS | FAIL | INCONCLUSIVE | MEASURED |", "|---|---|---|---|---|---|---|"]
         for row in verdict_counts(table).itertuples(index=False):
             counts = row._asdict()
             lines.append(f"| `{row.run}` | {row.study} | {row.claims} | "
-                         + " | ".join(str(counts.get(verdict, 0)) for verdict in ("PASS", "FAIL", "INCONCLUSIVE")) + " |")
+                         + " | ".join(str(counts.get(verdict, 0)) for verdict in VERDICTS) + " |")
         lines.append("")
     board = table[table["kind"] == "leaderboard"]
     lines += ["## Leaderboards: MSE over the Bayes posterior mean's, on each run's own fresh prompts", ""]

@@ -87,6 +87,8 @@ def resolve_ref(node: dict, defs: dict) -> dict:
 def _allowed(error: jsonschema.ValidationError, defs: dict) -> str:
     """A short statement of what the schema allows at the failing key."""
     schema = error.schema
+    if schema is False:  # the only false schemas: a claim with no_verdict has no test (config.schema.yaml, claim_test)
+        return "not allowed beside no_verdict: a claim measured with no verdict has no paper_value, comparison, tolerance, tolerance_reason or inconclusive"
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
         return "allowed keys: " + ", ".join(sorted(resolve_ref(schema, defs).get("properties", {})))
     if "enum" in schema:

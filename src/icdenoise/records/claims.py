@@ -15,7 +15,10 @@ bootstrap). Without one, several values give the t-interval of their mean. The v
 - ``INCONCLUSIVE``: one of the claim's configured rules says the measurement cannot decide:
   ``interval`` (the 95% interval reaches both the pass and the fail region, or there is a single
   value and no interval to judge it by), or a rule of the claim's own (``Claim.rules``: e.g. both
-  compared models stay on the plateau the claim defines, or the optimum lies at the edge of the grid).
+  compared models stay on the plateau the claim defines, or the optimum lies at the edge of the grid);
+- ``MEASURED``: the claim's block sets ``no_verdict`` instead of a test, because the source gives no number
+  to test (or leaves open a setting the number depends on): the ledger reports the measurement and why,
+  with no verdict, and counts it apart.
 
 Comparisons (the pass region):
 - ``within_absolute``: |ours − paper| ≤ tolerance;
@@ -34,7 +37,7 @@ import pandas as pd
 Frames = dict[str, pd.DataFrame]
 Rule = Callable[[Frames, dict], "str | None"]  # (tables, the claim's config block) → why it cannot decide, or None
 LEVEL = 0.95  # the coverage of every interval in a ledger
-VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE")
+VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE", "MEASURED")
 INTERVAL_RULE = "interval"
 
 
@@ -150,25 +153,35 @@ def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, defi
         spec = claims_config[claim_id]
         measurement = measured(claim_id, claim, frames, spec)
         mean = float(measurement.values.mean())
-        why = undecided_because(claim, measurement, frames, spec)
-        if not np.isfinite(mean) and not why:
-            raise ValueError(f"claim {claim_id}: measured {measurement.values.tolist()}, not a finite value, and none of its "
-                             f"inconclusive rules ({', '.join(spec.get('inconclusive', [])) or 'none'}) explains why")
-        passed = verdict(mean, spec["paper_value"], spec["comparison"], spec["tolerance"])
         low, high = measurement.interval if measurement.interval else (np.nan, np.nan)
         rows.append({
             "claim": claim_id, "location": claim.location, "statement": claim.statement,
-            "paper_value": spec["paper_value"], "comparison": spec["comparison"], "tolerance": spec["tolerance"],
-            "tolerance_reason": spec["tolerance_reason"], "inconclusive_rules": ", ".join(spec.get("inconclusive", [])),
+            **_test(claim_id, claim, measurement, frames, spec),
             "ours_mean": mean, "ours_min": float(measurement.values.min()), "ours_max": float(measurement.values.max()),
             "n_values": measurement.values.size, "interval_low": low, "interval_high": high,
             "interval_method": measurement.method,
-            "verdict": "INCONCLUSIVE" if why else ("PASS" if passed else "FAIL"), "why_inconclusive": why,
             "exploratory": spec.get("exploratory", ""), "self_check": spec.get("self_check", ""),
-            "implied_by": spec.get("implied_by", ""),
+            "implied_by": spec.get("implied_by", ""), "no_verdict": spec.get("no_verdict", ""),
             **_registration((definitions or {}).get(claim_id)),
         })
     return pd.DataFrame(rows)
+
+
+def _test(claim_id: str, claim: Claim, measurement: Measurement, frames: Frames, spec: dict) -> dict:
+    """A row's test columns and verdict: PASS, FAIL or INCONCLUSIVE under the claim's test, or MEASURED (no
+    paper value, comparison or tolerance) for a claim whose block sets `no_verdict`."""
+    if spec.get("no_verdict"):
+        return {"paper_value": np.nan, "comparison": "", "tolerance": np.nan, "tolerance_reason": spec["no_verdict"],
+                "inconclusive_rules": "", "verdict": "MEASURED", "why_inconclusive": ""}
+    mean = float(measurement.values.mean())
+    why = undecided_because(claim, measurement, frames, spec)
+    if not np.isfinite(mean) and not why:
+        raise ValueError(f"claim {claim_id}: measured {measurement.values.tolist()}, not a finite value, and none of its "
+                         f"inconclusive rules ({', '.join(spec.get('inconclusive', [])) or 'none'}) explains why")
+    passed = verdict(mean, spec["paper_value"], spec["comparison"], spec["tolerance"])
+    return {"paper_value": spec["paper_value"], "comparison": spec["comparison"], "tolerance": spec["tolerance"],
+            "tolerance_reason": spec["tolerance_reason"], "inconclusive_rules": ", ".join(spec.get("inconclusive", [])),
+            "verdict": "INCONCLUSIVE" if why else ("PASS" if passed else "FAIL"), "why_inconclusive": why}
 
 
 def _registration(entry: dict | None) -> dict:
@@ -209,13 +222,16 @@ def headline(table: pd.DataFrame) -> str:
     and the claims counted with the claim that implies them."""
     registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
     exploratory, own, implied = _flag(table, "exploratory"), _flag(table, "self_check"), _flag(table, "implied_by")
-    source = ~own & ~implied
+    unjudged = table["verdict"].eq("MEASURED")
+    source = ~own & ~implied & ~unjudged
     parts = [f"{int(source.sum())} claims of the source."]
     for rows, label in ((source & registered & ~exploratory, "Registered, confirmatory"),
                         (source & registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
                         (source & ~registered, "Not registered (not citable)")):
         if rows.any():
             parts.append(f"{label}: {_counts(table[rows])}.")
+    if unjudged.any():
+        parts.append(f"Measured with no verdict (the source gives no number to test): {int(unjudged.sum())}.")
     if own.any():
         parts.append(f"Self-checks of our own code, not reproductions: {_counts(table[own])}.")
     if implied.any():
@@ -236,14 +252,16 @@ def conclusions(table: pd.DataFrame) -> list[str]:
     """What the ledger lets a reader conclude: the claims reproduced, those not, and those undecided, with why."""
     lines = ["## What we can and cannot conclude", ""]
     own, implied = _flag(table, "self_check"), _flag(table, "implied_by")
-    for name, label in (("PASS", "Reproduced"), ("FAIL", "Not reproduced"), ("INCONCLUSIVE", "Undecided by our measurement")):
+    for name, label in (("PASS", "Reproduced"), ("FAIL", "Not reproduced"), ("INCONCLUSIVE", "Undecided by our measurement"),
+                        ("MEASURED", "Measured, with no verdict (the source gives no number to test)")):
         rows = table[(table["verdict"] == name) & ~own & ~implied]
         if rows.empty:
             continue
         lines.append(f"- **{label}** ({len(rows)}):")
         for row in rows.itertuples():
             detail = {"PASS": "", "FAIL": f": ours {row.ours_mean:.4g} against {row.paper_value:g}",
-                      "INCONCLUSIVE": f": {row.why_inconclusive}"}[name]
+                      "INCONCLUSIVE": f": {row.why_inconclusive}",
+                      "MEASURED": f": ours {row.ours_mean:.4g}; {row.tolerance_reason}"}[name]
             tag = " (exploratory)" if getattr(row, "exploratory", "") else ""
             lines.append(f"  - `{row.claim}`{tag}{markdown_cell(detail)}")
     for rows, label in ((table[own], "Self-checks of our own code (not reproductions)"),
@@ -273,15 +291,17 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
     ]
     for row in table.itertuples():
         test = {"within_absolute": f"± {row.tolerance:g}", "within_relative": f"± {100 * row.tolerance:g}%",
-                "at_most": f"≤ paper + {row.tolerance:g}", "at_least": f"≥ paper − {row.tolerance:g}"}[row.comparison]
-        shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}"}[row.verdict]
+                "at_most": f"≤ paper + {row.tolerance:g}", "at_least": f"≥ paper − {row.tolerance:g}", "": "no verdict"}[row.comparison]
+        shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}",
+                 "MEASURED": "MEASURED"}[row.verdict]
         if getattr(row, "exploratory", ""):
             shown += f" (exploratory: {row.exploratory})"
         if getattr(row, "self_check", ""):
             shown += f" (self-check: {row.self_check})"
         if getattr(row, "implied_by", ""):
             shown += f" (implied by `{row.implied_by}`, counted there)"
-        lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {row.paper_value:g} | "
+        paper = "—" if row.verdict == "MEASURED" else f"{row.paper_value:g}"
+        lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {paper} | "
                      f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
                      f"{markdown_cell(row.inconclusive_rules or 'never')} | {markdown_cell(row.defined_in)} | "
                      f"{markdown_cell(row.built_from)} | {markdown_cell(row.registration)} |")

@@ -153,14 +153,16 @@ BAD = [
      "not in fig3.cases"),
     (lambda c: c["onelayer"]["claims"]["fig8_linear_structure"].pop("model"), "onelayer.claims.fig8_linear_structure.model", "missing"),
     (lambda c: c["onelayer"]["claims"]["fig4a_power_law"].update(delta=0.2), "onelayer.claims.fig4a_power_law",
-     "allowed keys: case, comparison, exploratory, implied_by, inconclusive, model, paper_value, self_check, tolerance, tolerance_reason, versus"),
+     "allowed keys: case, comparison, exploratory, implied_by, inconclusive, model, no_verdict, paper_value, self_check, tolerance, tolerance_reason, versus"),
     (lambda c: c["mssa"]["claims"]["fig4_delta02_on_theory_line"].update(tolerence=0.1), "mssa.claims.fig4_delta02_on_theory_line",
-     "allowed keys: architecture, band, comparison, delta, exploratory, implied_by, inconclusive, layers, paper_value, phi, plateau, "
+     "allowed keys: architecture, band, comparison, delta, exploratory, implied_by, inconclusive, layers, no_verdict, paper_value, phi, plateau, "
      "regression_task, self_check, tolerance, tolerance_reason, versus_architecture"),
     (lambda c: c["memory"]["claims"]["zipf_seen_n_exponent_a20"].update(case="gmm"), "memory.claims.zipf_seen_n_exponent_a20",
-     "allowed keys: comparison, exploratory, implied_by, inconclusive, paper_value, self_check, tolerance, tolerance_reason"),
+     "allowed keys: comparison, exploratory, implied_by, inconclusive, no_verdict, paper_value, self_check, tolerance, tolerance_reason"),
     (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].pop("tolerance_reason"), "alltoken.claims.fig4a_stage1_only_bar",
      "required keys: paper_value, comparison, tolerance, tolerance_reason, inconclusive"),
+    (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].update(no_verdict="the source gives no number to test"),
+     "alltoken.claims.fig4a_stage1_only_bar", "not allowed beside no_verdict"),
     (lambda c: c["alltoken"]["claims"]["depth_l_star_is_best"].update(inconclusive=["plateau"]), "alltoken.claims.depth_l_star_is_best.inconclusive",
      "allowed: interval, grid_edge"),
     (lambda c: c["leaderboard"]["extra_runs"].update(gmm=["ghost"]), "leaderboard.extra_runs.gmm", "'ghost' is not configured"),
@@ -194,6 +196,14 @@ def test_bad_config_names_key_and_allowed_values(schema_dir, paper, mutate, key,
         validate_config(config, schema_dir)
     assert f"{key}:" in str(error.value)
     assert allowed in str(error.value)
+
+
+def test_a_claim_with_no_verdict_needs_no_test(schema_dir, paper):
+    """`no_verdict` replaces the test: a block with it and none of paper_value, comparison, tolerance,
+    tolerance_reason and inconclusive is valid."""
+    config = copy.deepcopy(paper)
+    config["alltoken"]["claims"]["fig4a_stage1_only_bar"] = {"no_verdict": "the source gives no number to test"}
+    assert "alltoken" in validate_config(config, schema_dir)
 
 
 def test_config_readme_is_generated_from_the_schema(repo, schema, studies):

@@ -182,3 +182,20 @@ def test_implied_by_must_name_another_configured_claim_of_the_study():
     problems = reference_problems(ONELAYER, {"fig3_linear_alpha_beta": spec}, study, "onelayer.claims")
     assert problems == ["onelayer.claims.fig3_linear_alpha_beta.implied_by: 'fig3_linear_alpha_beta' is not another configured "
                         "claim of this study (allowed: )"]
+
+
+def test_a_claim_with_no_number_to_test_is_measured_with_no_verdict_and_counted_apart():
+    registered = {"defined_in": "abc1234", "built_from": "def5678 (clean)", "registered": True, "registration": "registered"}
+    why = "the source shows the curve and gives no number to test"
+    rows = _fig3_rows([0.30, 0.302, 0.301])  # far outside the test's ± 0.01: a test would fail
+    tested = ledger(ONELAYER, {"fig3": rows}, {"fig3_linear_alpha_beta": _spec(case="linear", model="linear")},
+                    {"fig3_linear_alpha_beta": registered})
+    measured_only = ledger(ONELAYER, {"fig3": rows}, {"fig3_linear_alpha_beta": {"case": "linear", "model": "linear", "no_verdict": why}},
+                           {"fig3_linear_alpha_beta": registered})
+    assert tested.loc[0, "verdict"] == "FAIL" and measured_only.loc[0, "verdict"] == "MEASURED"
+    assert measured_only.loc[0, "ours_mean"] == pytest.approx(0.301) and np.isnan(measured_only.loc[0, "paper_value"])
+    text = markdown(pd.concat([tested, measured_only], ignore_index=True), "a study", "snakemake x", SOURCES)
+    assert ("1 claims of the source. Registered, confirmatory: 0 pass, 1 fail, 0 inconclusive. Measured with no verdict (the source "
+            "gives no number to test): 1.") in text
+    assert f"`fig3_linear_alpha_beta`: ours 0.301; {why}" in text
+
