@@ -4,7 +4,7 @@ on a CUDA GPU, each job's wall time, and the agreement of what they learned.
 
     .venv/bin/python scripts/gpu_check.py                    # both runs, then the comparison
     .venv/bin/python scripts/gpu_check.py --cpu-run /tmp/cpu  # reuse a CPU run kept with --keep
-    .venv/bin/python scripts/gpu_check.py --studies           # the studies' GPU training (STUDY_TARGETS)
+    .venv/bin/python scripts/gpu_check.py --studies           # the studies' GPU training and their verdicts
     .venv/bin/python scripts/gpu_check.py --device cpu --configfile config/smoke.yaml   # its plumbing, no GPU
 
 Each run builds figures/fig3.parquet, figures/fig4a.parquet and figures/fig8.parquet from an empty
@@ -19,8 +19,11 @@ CPU's, and Fig. 8's weight matrices within 2% of their largest entry. Float32 re
 order on a GPU and Adam amplifies the difference over thousands of steps, so bit-equality is not
 expected; TF32 is off (icdenoise.maths.runtime), so the difference is rounding, not precision.
 Every device key (execution.training.device and each study's) is set, so `--studies` trains those jobs on the
-device too; its tolerance is written at STUDY_TARGETS. After the comparison, each training job of the
-figures is printed against its floor on the GPU (scripts/floor.py, `probe_cuda`).
+device too; its tolerance is written at STUDY_TARGETS. `--studies` also compares verdicts: the CPU run
+builds the ledgers of STUDY_LEDGERS, and the device run is a copy of it in which every job of a device rule
+(and what reads it) runs again on the device; each claim's verdict must be the same on both. After the
+comparison, each training job of the figures is printed against its floor on the GPU (scripts/floor.py,
+`probe_cuda`).
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ STUDY_TARGETS = ["results/train/alltoken_mixture/L50/alltoken_learned/losses.par
                  "results/mssa/regression/sparse/mssa/seed0/errors.parquet",
                  "results/memory/induction/layers2_adam_seed0.parquet"]
 STEP_COLUMNS = ("step", "epoch")
+# --studies: the ledgers fed by the studies' device jobs, built on both devices; every verdict must agree.
+STUDY_LEDGERS = ["figures/alltoken/claims.parquet", "figures/mssa/claims.parquet", "figures/memory/claims.parquet"]
 
 
 def device_config(device: str) -> str:
@@ -103,6 +108,43 @@ def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targe
             sys.exit(f"the {device} run failed in its {stage} stage:\n{result.stderr[-4000:]}")
         walls[stage] = time.perf_counter() - started
     return walls, workdir / root
+
+
+def rerun_on_device(device: str, cores: int, source: Path, workdir: Path, configfiles: list[Path], targets: list[str],
+                    rules: list[str], gpus: int) -> tuple[dict[str, float], Path]:
+    """A copy of the finished run in `source` in which every job of `rules` runs again on `device`
+    (`--forcerun`), `gpus` at a time on the GPU, then whatever reads their outputs: the other jobs' outputs
+    are the CPU's, so each difference downstream comes from the device's jobs. The two stages' wall times, and
+    the folder of the run (its root)."""
+    shutil.copytree(source, workdir, symlinks=True, dirs_exist_ok=True)
+    (workdir / "device.yaml").write_text(device_config(device))
+    root = configured_root(workdir / "config" / "config.yaml", configfiles)
+    command = [sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", str(cores), "--quiet",
+               "--resources", f"gpu={gpus}", "--configfile", *map(str, configfiles), "device.yaml"]
+    python_path = os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))
+    walls = {}
+    for stage, selection in {"train": ["--forcerun", *rules, "--until", *rules], "rest": []}.items():
+        started = time.perf_counter()
+        result = subprocess.run(command + selection, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": python_path})
+        if result.returncode != 0:
+            sys.exit(f"the {device} run failed in its {stage} stage:\n{result.stderr[-4000:]}")
+        walls[stage] = time.perf_counter() - started
+    return walls, workdir / root
+
+
+def verdict_agreement(cpu: Path, device: Path, label: str = "cuda") -> list[str]:
+    """Each ledger of STUDY_LEDGERS on both devices, claim by claim: one line per claim whose verdict differs,
+    then one line per ledger counting the claims with the same verdict (every claim must have it)."""
+    lines = []
+    for table in STUDY_LEDGERS:
+        merged = pd.read_parquet(cpu / table)[["claim", "verdict", "ours_mean"]].merge(
+            pd.read_parquet(device / table)[["claim", "verdict", "ours_mean"]], on="claim", how="outer", suffixes=("_cpu", "_dev"))
+        differ = merged[merged["verdict_cpu"] != merged["verdict_dev"]]
+        lines += [f"{table} {row.claim}: cpu {row.verdict_cpu} ({row.ours_mean_cpu:.4g}), {label} {row.verdict_dev} "
+                  f"({row.ours_mean_dev:.4g}) DIFFERENT" for row in differ.itertuples()]
+        lines.append(f"{table}: {len(merged) - len(differ)} of {len(merged)} claims with the same verdict on both devices "
+                     f"({'ok' if differ.empty else 'OUTSIDE'})")
+    return lines
 
 
 def training_times(workdir: Path, rules: list[str]) -> pd.Series:
@@ -199,6 +241,8 @@ def main() -> None:
     parser.add_argument("--shared", type=int,
                         help="training jobs sharing the GPU in the third run (0 leaves that run out; default 8, "
                              "and 0 with --studies)")
+    parser.add_argument("--study-gpus", type=int, default=4,
+                        help="with --studies: device jobs sharing the GPU in the device run (default 4)")
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                         help="the device compared with the CPU (default cuda; cpu runs the check's plumbing without a GPU)")
     args = parser.parse_args()
@@ -210,7 +254,7 @@ def main() -> None:
         sys.exit(f"--cpu-run {args.cpu_run}: no benchmarks/ folder there; give the folder the kept run was built in (KEEP/cpu)")
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("torch sees no CUDA GPU: this check needs one (see docs/cluster.md)")
-    targets = STUDY_TARGETS if args.studies else TARGETS
+    targets = STUDY_TARGETS + STUDY_LEDGERS if args.studies else TARGETS
     rules = list(dict.fromkeys(device_keys(load_studies(load_yaml(REPO / "config" / "config.yaml")["studies"]))))
     configfiles = [path.resolve() for path in args.configfile]
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="icdenoise-gpu-"))
@@ -222,20 +266,28 @@ def main() -> None:
             runs[run] = args.cpu_run
             continue
         (scratch / run).mkdir(parents=True)
-        walls[run], runs[run] = build(device, args.cores, scratch / run, configfiles, targets, rules, gpus, trained_only=run == "shared")
+        if run == "device" and args.studies:
+            cpu_workdir = args.cpu_run if args.cpu_run else scratch / "cpu"
+            walls[run], runs[run] = rerun_on_device(device, args.cores, cpu_workdir, scratch / run, configfiles, targets, rules,
+                                                    args.study_gpus)
+        else:
+            walls[run], runs[run] = build(device, args.cores, scratch / run, configfiles, targets, rules, gpus, trained_only=run == "shared")
         print(f"{run} ({device}, {gpus} GPU job(s) at a time): " + ", ".join(f"{stage} {wall:.1f} s" for stage, wall in walls[run].items())
               + " of wall time", flush=True)
     label = args.device if args.device != "cpu" else "device"
     times = pd.concat({"cpu": training_times(runs["cpu"], rules), label: training_times(runs["device"], rules)}, axis=1)
     times["cpu/" + label] = times["cpu"] / times[label]
     where = torch.cuda.get_device_name() if args.device == "cuda" else args.device
-    print(f"\ntraining jobs on {where} (seconds, each job alone on the GPU):\n")
+    alone = f"up to {args.study_gpus} jobs sharing the GPU" if args.studies else "each job alone on the GPU"
+    print(f"\ntraining jobs on {where} (seconds, {alone}):\n")
     print(times.round(2).to_string())
     print(f"\n{len(times)} training jobs' benchmarks: cpu {times['cpu'].sum():.1f} s, {label} {times[label].sum():.1f} s "
           f"in all; slowest {label} job {times[label].max():.1f} s ({times[label].idxmax()})")
     print("the training stage's wall time: " + "; ".join(f"{run} {wall['train']:.1f} s" for run, wall in walls.items()) + "\n")
     if args.studies:
         print("\n".join(study_agreement(runs["cpu"], runs["device"])))
+        print("\nthe verdicts of the ledgers the device jobs feed (verdict_agreement):")
+        print("\n".join(verdict_agreement(runs["cpu"], runs["device"], label)))
         print("\nthe curves over the steps both devices recorded (curve_agreement, not the registered verdict):")
         print("\n".join(curve_agreement(runs["cpu"], runs["device"])))
     else:

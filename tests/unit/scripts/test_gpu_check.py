@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from gpu_check import STUDY_TARGETS, curve_agreement, device_config, study_agreement
+from gpu_check import STUDY_LEDGERS, STUDY_TARGETS, curve_agreement, device_config, study_agreement, verdict_agreement
 
 from icdenoise.pipeline.config import device_keys, load_yaml, setting
 from icdenoise.pipeline.registry import load_studies
@@ -74,3 +74,18 @@ def test_the_device_config_sets_every_device_key(repo):
     keys = device_keys(load_studies(load_yaml(repo / "config" / "config.yaml")["studies"])).values()
     assert len(set(keys)) > 1
     assert {key: setting(config, key) for key in keys} == dict.fromkeys(keys, "cuda")
+
+
+def test_verdicts_are_compared_claim_by_claim_and_a_flip_is_outside(tmp_path):
+    roots = tmp_path / "cpu", tmp_path / "cuda"
+    ledger = pd.DataFrame({"claim": ["a", "b"], "verdict": ["PASS", "INCONCLUSIVE"], "ours_mean": [1.0, 0.5]})
+    for root in roots:
+        for table in STUDY_LEDGERS:
+            (root / table).parent.mkdir(parents=True, exist_ok=True)
+            ledger.to_parquet(root / table)
+    lines = verdict_agreement(*roots)
+    assert lines == [f"{table}: 2 of 2 claims with the same verdict on both devices (ok)" for table in STUDY_LEDGERS]
+    ledger.assign(verdict=["FAIL", "INCONCLUSIVE"], ours_mean=[0.9, 0.5]).to_parquet(roots[1] / STUDY_LEDGERS[0])
+    lines = verdict_agreement(*roots)
+    assert lines[0] == f"{STUDY_LEDGERS[0]} a: cpu PASS (1), cuda FAIL (0.9) DIFFERENT"
+    assert lines[1] == f"{STUDY_LEDGERS[0]}: 1 of 2 claims with the same verdict on both devices (OUTSIDE)"
