@@ -22,9 +22,9 @@ from icdenoise.studies.memory.induction.model import (
 )
 from icdenoise.studies.memory.induction.probes import PROBED, SLIDES_ORDER, learning_order, probe_targets, probes, rank_recall, recall
 from icdenoise.studies.memory.induction.task import TriggerBigrams, output_positions, stationary_distribution, trigger_bigrams
-from icdenoise.studies.memory.induction.training import evaluate, loss_stopped_falling, make_optimizer, train_run
+from icdenoise.studies.memory.induction.training import evaluate, make_optimizer, train_run
 
 __all__ = ["AttentionOnlyTransformer", "FrozenEmbeddings", "PROBED", "SLIDES_ORDER", "TriggerBigrams", "evaluate",
-           "frozen_embeddings", "learning_order", "loss_stopped_falling", "make_optimizer", "output_loss_and_hits",
+           "frozen_embeddings", "learning_order", "make_optimizer", "output_loss_and_hits",
            "output_positions", "probe_targets", "probes", "rank_recall", "recall", "stationary_distribution", "train_run",
            "trigger_bigrams"]

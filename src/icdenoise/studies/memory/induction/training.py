@@ -1,8 +1,7 @@
 """Slide 20's training runs: exactly `steps` updates of the trained matrices with Adam or SGD on fresh
 batches (a step budget registered with the claims, so that no verdict hangs on where a loss-triggered stop
 would fire on one machine), the loss on the deterministic output tokens only, and a row of test loss,
-accuracy and probes every `record_every` steps; whether the test loss had settled by the budget is judged
-once, at the last step (`loss_stopped_falling`)."""
+accuracy and probes every `record_every` steps."""
 
 from __future__ import annotations
 
@@ -41,25 +40,12 @@ def evaluate(model: AttentionOnlyTransformer, test_tokens: torch.Tensor, trigger
     return total_loss / total_count, total_hits / total_count
 
 
-def loss_stopped_falling(losses: list[float], steps: list[int], settled: dict) -> bool:
-    """Whether the test loss has stopped falling by the last recorded step s: s ≥ settled['window'] and the
-    lowest test loss recorded in (s − window, s] is not below (1 − settled['improvement']) times the lowest
-    recorded up to s − window. Judged once, at the step budget (the rule still_falling)."""
-    if steps[-1] < settled["window"]:
-        return False
-    cut = steps[-1] - settled["window"]
-    before = [loss for step, loss in zip(steps, losses) if step <= cut]
-    recent = [loss for step, loss in zip(steps, losses) if step > cut]
-    return bool(before and recent and min(recent) >= (1 - settled["improvement"]) * min(before))
-
-
 def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device) -> pd.DataFrame:
     """One training run of slide 20's experiment: exactly `block["steps"]` updates of the trained matrices on
     fresh batches, with the loss on the output tokens after a trigger's second and later occurrences. Every
     `record_every` steps (and at the last), one row: test loss and accuracy on `test_sequences` sequences drawn
-    from the block's seed, and the probes; every row also says whether the test loss had settled by the budget
-    (`settled`: `loss_stopped_falling` with `block["settled"]` at the last step). The task and embeddings come
-    from `block["seed"]`; the batches and the initial weights from `seed`."""
+    from the block's seed, and the probes. The task and embeddings come from `block["seed"]`; the batches and the
+    initial weights from `seed`."""
     if optimizer not in block["optimizers"]:
         raise ValueError(f"optimizer {optimizer!r} is not configured; configured: {', '.join(block['optimizers'])}")
     task = trigger_bigrams(block)
@@ -88,7 +74,6 @@ def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch
         updates.step()
         train_losses.append(float(loss.detach()))
     curves = pd.DataFrame(rows)
-    curves["settled"] = loss_stopped_falling(curves["loss"].tolist(), curves["step"].tolist(), block["settled"])
     for key in ("vocabulary", "triggers", "length", "d"):
         curves[key] = block[key]
     return curves
