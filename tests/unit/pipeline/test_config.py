@@ -158,7 +158,8 @@ BAD = [
      "allowed keys: architecture, band, comparison, delta, exploratory, implied_by, inconclusive, layers, no_verdict, paper_value, phi, plateau, "
      "regression_task, self_check, tolerance, tolerance_reason, versus_architecture"),
     (lambda c: c["memory"]["claims"]["zipf_seen_n_exponent_a20"].update(case="gmm"), "memory.claims.zipf_seen_n_exponent_a20",
-     "allowed keys: comparison, exploratory, implied_by, inconclusive, no_verdict, paper_value, self_check, tolerance, tolerance_reason"),
+     "allowed keys: comparison, exploratory, floor_factor, implied_by, inconclusive, no_verdict, paper_value, self_check, tolerance, "
+     "tolerance_reason"),
     (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].pop("tolerance_reason"), "alltoken.claims.fig4a_stage1_only_bar",
      "required keys: paper_value, comparison, tolerance, tolerance_reason, inconclusive"),
     (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].update(no_verdict="the source gives no number to test"),

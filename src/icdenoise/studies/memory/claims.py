@@ -3,7 +3,8 @@ where each is stated, what it says and how our value is measured from the study'
 capacity (bisected capacities per map, memory, d and seed), capacity_fit (fitted exponents), variance
 (the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d),
 induction / induction_order (the induction-head runs), factual / factual_needed / factual_dynamics (factual
-recall), planted / planted_boundary (the planted-token threshold) and population_order (three population steps). Each claim's test is in the config block
+recall), planted / planted_boundary (the planted-token threshold), population_order / population_steps (three population
+steps) and noisy_logits (slide 23's one-step logits on noisy inputs). Each claim's test is in the config block
 `memory.claims`, written before the result was seen (docs/memory.md)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pandas as pd
 
 from icdenoise.maths.fits import loglog_slope_where_defined
 from icdenoise.records.claims import Claim, Frames, Measurement
-from icdenoise.studies.memory.planted_boundary import boundary_slope
+from icdenoise.studies.memory.planted_boundary import MIN_LENGTHS, boundary_slope, slope_above_floor
 
 
 def fitted_slope(memory: str, against: str, map_name: str | None = None):
@@ -289,11 +290,21 @@ def _final_fact_kl(frames: Frames, spec: dict) -> np.ndarray:
     return (runs["kl_fact"].last() / runs["kl_fact"].first()).to_numpy()
 
 
+def _without_regime(frames: Frames) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The planted grid and boundary tables without the regime grid's rows (`planted.labelled_grid_points`): the
+    (d, T) and n grids that `planted_boundary_slope_in_t` was registered on."""
+    grid = frames["planted"]
+    grid = grid[grid["grid"] != "regime"]
+    pairs = set(zip(grid["length"], grid["samples"]))
+    boundary = frames["planted_boundary"]
+    return grid, boundary[[pair in pairs for pair in zip(boundary["length"], boundary["samples"])]]
+
+
 def _planted_slope_in_length(frames: Frames, spec: dict) -> Measurement:
     """The log-log slope of d* (recall's crossing of the success threshold, per seed) against T at the (d, T)
-    grid's n, seeds pooled (`planted_boundary.boundary_slope`)."""
-    boundary = frames["planted_boundary"]
-    samples = int(frames["planted"]["samples"].mode().iloc[0])
+    grid's n, seeds pooled (`planted_boundary.boundary_slope`); the regime grid's rows are left out."""
+    grid, boundary = _without_regime(frames)
+    samples = int(grid["samples"].mode().iloc[0])
     slope, low, high = boundary_slope(boundary, samples)
     points = int(np.isfinite(boundary.loc[boundary["samples"] == samples, "d_star"]).sum())
     return Measurement(np.array([slope]), (low, high), f"95% confidence interval of the least-squares slope over {points} crossings")
@@ -303,10 +314,113 @@ def _planted_off_grid(frames: Frames, spec: dict) -> str | None:
     """Inconclusive rule `off_grid`: fewer than 3 finite d* at 2 lengths of the (d, T) grid."""
     if np.isfinite(_planted_slope_in_length(frames, spec).values[0]):
         return None
-    boundary = frames["planted_boundary"]
+    _, boundary = _without_regime(frames)
     missing = boundary[boundary["reason"] != ""]
     return "too few crossings on the d grid: " + "; ".join(f"T = {row.length}, n = {row.samples}, seed {row.seed}: {row.reason}"
                                                             for row in missing.itertuples())
+
+
+def _regime_samples(frames: Frames) -> int | None:
+    """The n of the planted regime grid (`memory.planted.regime.samples`), or None when this run has none."""
+    grid = frames["planted"]
+    regime = grid.loc[grid["grid"] == "regime", "samples"].unique()
+    if len(regime) > 1:
+        raise ValueError(f"the planted regime grid holds several n: {sorted(regime)}")
+    return int(regime[0]) if len(regime) else None
+
+
+def _regime_fit(frames: Frames, spec: dict) -> dict | None:
+    """`planted_boundary.slope_above_floor` at the regime grid's n with the claim's `floor_factor`; None without a
+    regime grid."""
+    samples = _regime_samples(frames)
+    if samples is None:
+        return None
+    return {**slope_above_floor(frames["planted_boundary"], samples, spec["floor_factor"]), "samples": samples}
+
+
+def _planted_slope_above_floor(frames: Frames, spec: dict) -> Measurement:
+    """Slide 24: the log-log slope in T of d* (recall's crossing of the success threshold, per seed), seeds pooled,
+    at the regime grid's n over the lengths where the theorem's T-term is in its 4/3 regime and at least
+    floor_factor·√N (`planted_boundary.above_floor`); NaN where fewer than MIN_LENGTHS such lengths cross."""
+    fit = _regime_fit(frames, spec)
+    if fit is None or not np.isfinite(fit["slope"]):
+        return Measurement(np.array([np.nan]))
+    return Measurement(np.array([fit["slope"]]), (fit["ci_low"], fit["ci_high"]),
+                       f"95% confidence interval of the least-squares slope over {fit['points']} crossings at T = "
+                       f"{', '.join(map(str, fit['crossing']))}, n = {fit['samples']}")
+
+
+def _too_few_above_floor(frames: Frames, spec: dict) -> str | None:
+    """Inconclusive rule `too_few_above_floor`: fewer than MIN_LENGTHS lengths of the regime grid's n are above the
+    floor (no regime grid in this run counts as none), so no slope in T can be read where slide 24's T-term binds."""
+    fit = _regime_fit(frames, spec)
+    if fit is None:
+        return "this run has no regime grid (memory.planted.regime.lengths is empty): no length is above the floor"
+    if len(fit["qualifying"]) >= MIN_LENGTHS:
+        return None
+    shown = ", ".join(map(str, fit["qualifying"])) or "none"
+    return (f"{len(fit['qualifying'])} length{'s' * (len(fit['qualifying']) != 1)} at n = {fit['samples']} "
+            f"above {spec['floor_factor']:g}·√N with N²/(Tn) < 1 ({shown}); a slope needs {MIN_LENGTHS}")
+
+
+def _regime_off_grid(frames: Frames, spec: dict) -> str | None:
+    """Inconclusive rule `off_grid`: at least MIN_LENGTHS lengths are above the floor, but fewer than MIN_LENGTHS of
+    them have a finite d* (recall never crosses the threshold on the d grid, or already at its first d)."""
+    fit = _regime_fit(frames, spec)
+    if fit is None or len(fit["qualifying"]) < MIN_LENGTHS or len(fit["crossing"]) >= MIN_LENGTHS:
+        return None
+    boundary = frames["planted_boundary"]
+    missing = boundary[(boundary["samples"] == fit["samples"]) & boundary["length"].isin(fit["qualifying"])
+                       & (boundary["reason"] != "")]
+    return (f"only {len(fit['crossing'])} of the {len(fit['qualifying'])} lengths above the floor cross the threshold on "
+            "the d grid: " + "; ".join(f"T = {row.length}, seed {row.seed}: {row.reason}" for row in missing.itertuples()))
+
+
+POPULATION_ORDER = ("wov2", "wkq2", "wkq1")  # slide 21: "first on W_OV², then W_KQ², then W_KQ¹"
+RANK_CHANCE = 0.5  # the rank recall of a matrix unrelated to the target memory (probes.rank_recall)
+
+
+def own_step_rises(run: pd.DataFrame) -> dict[str, dict]:
+    """For one seed's population steps (stages 0-3): per probe of POPULATION_ORDER, the stage that trained its
+    matrix (`own`, from the `trained` column; NaN if none), the stage of its largest rise of rank recall between
+    consecutive stages (`largest`, NaN when that largest rise is shared by two stages) and its rank recall after
+    its own stage (`after`)."""
+    run = run.sort_values("stage")
+    stages = run["stage"].to_numpy()
+    own = dict(zip(run["trained"], stages))
+    result = {}
+    for name in POPULATION_ORDER:
+        rank = run[f"rank_{name}"].to_numpy(float)
+        rises = np.diff(rank)
+        best = np.flatnonzero(rises == rises.max()) if rises.size else np.array([])
+        largest = float(stages[1:][best[0]]) if best.size == 1 else np.nan
+        stage = own.get(name, np.nan)
+        after = float(rank[stages == stage][0]) if np.isfinite(stage) and np.any(stages == stage) else np.nan
+        result[name] = {"own": float(stage), "largest": largest, "after": after}
+    return result
+
+
+def _population_each_at_own_step(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed: 1 if the three steps ran in slide 21's order (W_OV², W_KQ², W_KQ¹ at stages 1, 2, 3) and each probe's
+    rank recall rises most at the step on its own matrix, strictly (no other step rises as much), to above chance
+    (RANK_CHANCE: a matrix unrelated to the memory), else 0. No threshold of ours: the order of the rises, and
+    chance, the least that "recovers the memory" can mean. (Each probe reads its own matrix, which moves only at
+    its own step, so the rise can only come at that step; what can fail is a step that does not move its probe
+    above chance, or a run in another order.)"""
+    values = []
+    for _, run in frames["population_steps"].groupby("seed", sort=True):
+        rises = own_step_rises(run)
+        values.append(float(all(rise["own"] == stage and rise["largest"] == stage and rise["after"] > RANK_CHANCE
+                                for stage, rise in zip((1, 2, 3), (rises[name] for name in POPULATION_ORDER)))))
+    return np.array(values)
+
+
+def noisy_logit_means(column: str):
+    """The measure: per (d, draw) of noisy_logits, the draw's mean of u_kᵀ W₁ (e_y + p_t)/(η/N) over the right
+    pairs (column `correct`, y = k) or the wrong ones (`wrong`, y ≠ k)."""
+    def measure(frames: Frames, spec: dict) -> np.ndarray:
+        return frames["noisy_logits"][column].to_numpy(float)
+    return measure
 
 
 def _population_in_order(frames: Frames, spec: dict) -> np.ndarray:
@@ -381,4 +495,25 @@ CLAIMS: dict[str, Claim] = {
     "population_steps_in_order": Claim("slides 20-21", "three gradient steps - W_OV², then W_KQ², then W_KQ¹ - recover the induction "
                                        "head's memories, each at its own step (ours: per seed, 1 if each rank-recall probe first "
                                        "reaches the threshold right after its own step, else 0)", _population_in_order),
+    "population_steps_each_at_own_step": Claim("slides 20-21", "three gradient steps on the population loss, first on W_OV², then "
+                                               "W_KQ², then W_KQ¹, recover the induction head's memories, each at its own "
+                                               "step (ours: per seed, 1 if the steps ran in that order and each probe's rank "
+                                               "recall rises most at its own step, strictly, to above chance 1/2, else 0)",
+                                               _population_each_at_own_step),
+    "noisy_step_logit_expectation_correct": Claim("slide 23", "y ~ Unif([N]), t ~ Unif([T]), x = e_y + p_t; one gradient step: "
+                                                  "u_kᵀ W₁ (e_y + p_t) ≈ (η/N) 1{y = k} + O(1/N²), at y = k (ours: "
+                                                  "u_yᵀ W₁ (e_y + p_t) over η/N, Monte Carlo over the embeddings, the "
+                                                  "positions and t; per draw the mean over the N tokens)",
+                                                  noisy_logit_means("correct")),
+    "noisy_step_logit_expectation_wrong": Claim("slide 23", "… at y ≠ k: the logit is O(1/N²), 0 at the scale η/N (ours: "
+                                                "u_kᵀ W₁ (e_y + p_t) over η/N for k ≠ y; per draw the mean over the "
+                                                "N(N − 1) wrong pairs)", noisy_logit_means("wrong")),
+    "planted_boundary_slope_in_t_above_floor": Claim("slide 24", "the head learns iff d ≫ (T²/N)·min{1, (N²/(T n))^(2/3)}, "
+                                                     "assuming d ≫ √N ≫ 1 and n ≫ N (ours: fitted log-log slope in T of d*, "
+                                                     "the d at which recall after the three steps crosses the success "
+                                                     "threshold, seeds pooled, at the regime grid's n, read only at the "
+                                                     "lengths where N²/(T n) < 1 and the T-term (T²/N)·(N²/(T n))^(2/3) is "
+                                                     "at least floor_factor·√N)", _planted_slope_above_floor,
+                                                     rules={"too_few_above_floor": _too_few_above_floor,
+                                                            "off_grid": _regime_off_grid}),
 }

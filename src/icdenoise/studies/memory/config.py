@@ -49,7 +49,31 @@ def problems(config: dict) -> list[str]:
             if layers not in induction["layers"] or optimizer not in induction["optimizers"]:
                 problems.append(f"memory.claims.{claim_id}: reads the {layers}-layer {optimizer} runs, which memory.induction does not "
                                 f"train (layers {induction['layers']}, optimizers {', '.join(induction['optimizers'])})")
+    problems += planted_regime_problems(study["planted"], study["claims"])
     return problems + reference_problems(CLAIMS, study["claims"], study, "memory.claims")
+
+
+FLOOR_CLAIM = "planted_boundary_slope_in_t_above_floor"  # the one claim that reads a floor_factor
+
+
+def planted_regime_problems(planted: dict, claims: dict) -> list[str]:
+    """The planted regime grid (slide 24) keeps its own n, so that its lengths never enter the (d, T) grid's slope
+    (planted_boundary_slope_in_t), and has at least two d when it has lengths; the claim that reads it names its
+    floor_factor, and no other claim does."""
+    problems = []
+    regime = planted["regime"]
+    if regime["lengths"] and regime["samples"] == planted["samples"]:
+        problems.append(f"memory.planted.regime.samples: {regime['samples']} is memory.planted.samples, so the regime's lengths "
+                        "would join the (d, T) grid's slope (allowed: another n)")
+    if regime["lengths"] and len(regime["ds"]) < 2:
+        problems.append(f"memory.planted.regime.ds: {regime['ds']} (allowed: at least 2 d, increasing, when regime.lengths is not empty)")
+    for claim_id, spec in claims.items():
+        if claim_id == FLOOR_CLAIM and "floor_factor" not in spec:
+            problems.append(f"memory.claims.{claim_id}.floor_factor: missing (the claim reads the lengths where slide 24's "
+                            "T-term is at least this times √N)")
+        if claim_id != FLOOR_CLAIM and "floor_factor" in spec:
+            problems.append(f"memory.claims.{claim_id}.floor_factor: only {FLOOR_CLAIM} reads it")
+    return problems
 
 
 def zipf_problems(block: dict) -> list[str]:

@@ -60,7 +60,7 @@ from icdenoise.studies.memory.planted_boundary import theory_d
 TRIGGER = 0  # q: the embeddings are exchangeable, so any fixed token will do
 PERMUTATION, EMBEDDINGS, TRAIN, TEST = 1, 2, 3, 4  # purpose codes of the generators
 GRID_COLUMNS = ("vocabulary", "d", "length", "samples", "seed", "recall_step1", "attention_planted", "recall",
-                "success", "theory_d")
+                "success", "theory_d", "grid")
 
 
 def target_map(block: dict) -> torch.Tensor:
@@ -193,22 +193,34 @@ def three_steps(block: dict, d: int, length: int, samples: int, seed: int) -> di
     return row
 
 
-def grid_points(block: dict) -> list[tuple[int, int, int]]:
-    """(d, T, n) of `threshold_grid`: ds × lengths at `samples`, then ds × `samples_list` at `samples_length`
-    (the n-dependence), without repeating a point."""
-    points = [(d, length, block["samples"]) for length in block["lengths"] for d in block["ds"]]
+def labelled_grid_points(block: dict) -> list[tuple[int, int, int, str]]:
+    """(d, T, n, grid) of `threshold_grid`: ds × lengths at `samples` ("lengths"), then ds × `samples_list` at
+    `samples_length` ("samples", the n-dependence), then the regime grid `regime.ds` × `regime.lengths` at
+    `regime.samples` ("regime": slide 24's T^{4/3} regime above the √N floor, chosen from the formula alone), without
+    repeating a point: a point of several grids is computed once, under the first grid's name."""
+    points = {(d, length, block["samples"]): "lengths" for length in block["lengths"] for d in block["ds"]}
     for samples in block.get("samples_list", []):
-        points += [(d, block["samples_length"], samples) for d in block["ds"]]
-    return list(dict.fromkeys(points))
+        for d in block["ds"]:
+            points.setdefault((d, block["samples_length"], samples), "samples")
+    regime = block.get("regime") or {}
+    for length in regime.get("lengths", []):
+        for d in regime["ds"]:
+            points.setdefault((d, length, regime["samples"]), "regime")
+    return [(*point, grid) for point, grid in points.items()]
+
+
+def grid_points(block: dict) -> list[tuple[int, int, int]]:
+    """(d, T, n) of `threshold_grid` (`labelled_grid_points` without the grid's name)."""
+    return [point[:3] for point in labelled_grid_points(block)]
 
 
 def threshold_grid(block: dict, seed: int) -> pd.DataFrame:
-    """One row per grid point (`grid_points`) of `three_steps` from `seed`, with the success flag (recall ≥
-    `success_threshold`) and the theorem's threshold without constants (`theory_d`)."""
+    """One row per grid point (`labelled_grid_points`) of `three_steps` from `seed`, with the success flag (recall ≥
+    `success_threshold`), the theorem's threshold without constants (`theory_d`) and the grid it belongs to."""
     rows = []
-    for d, length, samples in grid_points(block):
+    for d, length, samples, grid in labelled_grid_points(block):
         result = three_steps(block, d, length, samples, seed)
         rows.append({"vocabulary": block["vocabulary"], "d": d, "length": length, "samples": samples, "seed": seed,
                      **result, "success": bool(result["recall"] >= block["success_threshold"]),
-                     "theory_d": float(theory_d(block["vocabulary"], length, samples))})
+                     "theory_d": float(theory_d(block["vocabulary"], length, samples)), "grid": grid})
     return pd.DataFrame(rows, columns=list(GRID_COLUMNS))

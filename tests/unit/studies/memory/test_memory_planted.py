@@ -18,6 +18,7 @@ from icdenoise.studies.memory.planted import (
     chunked_gradient,
     embeddings,
     grid_points,
+    labelled_grid_points,
     logits_of,
     normalised_step,
     planted_samples,
@@ -25,7 +26,16 @@ from icdenoise.studies.memory.planted import (
     three_steps,
     threshold_grid,
 )
-from icdenoise.studies.memory.planted_boundary import boundary_slope, success_boundary, theory_d, theory_slope
+from icdenoise.studies.memory.planted_boundary import (
+    above_floor,
+    boundary_slope,
+    slope_above_floor,
+    smallest_length_above_floor,
+    success_boundary,
+    t_term,
+    theory_d,
+    theory_slope,
+)
 
 TINY = {"vocabulary": 12, "seed": 0, "ds": [8, 16], "lengths": [5, 8], "samples": 64, "samples_list": [32, 64],
         "samples_length": 5, "test_samples": 64, "step_ov": 1.0, "kq_scale": 2.0, "step_ov3": 100.0,
@@ -189,7 +199,136 @@ def test_grid_columns_points_and_determinism():
     assert len(points) == len(set(points)) == 2 * 2 + 2  # (d, 5, 64) is in both parts
     first = threshold_grid(TINY, 7)
     assert list(first.columns) == list(GRID_COLUMNS) and len(first) == len(points)
+    assert first["grid"].tolist() == [grid for *_, grid in labelled_grid_points(TINY)]
     pd.testing.assert_frame_equal(first, threshold_grid(TINY, 7))
     assert first["recall"].between(0, 1).all() and first["attention_planted"].between(0, 1).all()
     assert (first["success"] == (first["recall"] >= 0.9)).all()
     assert three_steps(TINY, 8, 5, 64, 7) != three_steps(TINY, 8, 5, 64, 8)
+
+
+def test_the_t_term_and_the_floor_follow_the_formula():
+    """Slide 24's T-term (T²/N)·(N²/(T n))^{2/3} is T^{4/3} N^{1/3} n^{−2/3}, the threshold wherever N²/(T n) < 1; a
+    length is above the floor where that holds and the T-term is ≥ factor·√N, from T = factor^{3/4} N^{1/8} √n."""
+    for vocabulary, length, samples in ((64, 160, 1024), (16, 36, 64), (100, 7, 3)):
+        assert math.isclose(float(t_term(vocabulary, length, samples)),
+                            length ** (4 / 3) * vocabulary ** (1 / 3) * samples ** (-2 / 3))
+    assert math.isclose(float(t_term(64, 160, 1024)), float(theory_d(64, 160, 1024)))  # N²/(T n) < 1: the same
+    assert float(t_term(64, 8, 64)) > float(theory_d(64, 8, 64))  # N²/(T n) = 8: the min picks 1, not the T-term
+    smallest = smallest_length_above_floor(64, 1024, 4.0)
+    assert math.isclose(smallest, 4 ** 0.75 * 64 ** 0.125 * 32) and 152 < smallest < 153
+    assert math.isclose(float(t_term(64, smallest, 1024)), 4 * 8)
+    lengths = np.array([113, 152, 153, 160, 226, 320, 452, 640])
+    assert above_floor(64, lengths, 1024, 4.0).tolist() == [False, False, True, True, True, True, True, True]
+    assert not above_floor(64, 3000, 1, 4.0)  # far above 4√N, but N²/(T n) ≥ 1: the 2 regime, not read
+    assert smallest_length_above_floor(64, 1, 4.0) == 64 ** 2  # there the regime itself needs T > N²/n
+
+
+def _regime_boundary(lengths, d_star, samples=1024, seeds=(0, 1)):
+    return pd.DataFrame([{"vocabulary": 64, "length": length, "samples": samples, "seed": seed, "d_star": value * (1 + 0.01 * seed),
+                          "reason": "" if np.isfinite(value) else NEVER, "theory_d": float(theory_d(64, length, samples)),
+                          "threshold": 0.9} for length, value in zip(lengths, d_star) for seed in seeds])
+
+
+def test_the_slope_above_the_floor_reads_only_the_lengths_that_clear_it():
+    """d* flat (a floor) below the floor's lengths and ∝ T^{4/3} above: the slope over the lengths above is 4/3,
+    while a fit over every length would not be; fewer than 3 crossing lengths above give NaN."""
+    lengths = [64, 113, 160, 226, 320, 452, 640]
+    rising = 3.0 * np.array([160, 226, 320, 452, 640]) ** (4 / 3)
+    d_star = [rising[0], rising[0], *rising]  # the floor at T = 64, 113 is d* of T = 160
+    boundary = pd.concat([_regime_boundary(lengths, d_star), _regime_boundary([160, 320], [1.0, 1.0], samples=4096)])
+    fit = slope_above_floor(boundary, 1024, 4.0)
+    assert fit["qualifying"] == [160, 226, 320, 452, 640] and fit["crossing"] == fit["qualifying"] and fit["points"] == 10
+    assert math.isclose(fit["slope"], 4 / 3, rel_tol=1e-9) and fit["ci_low"] <= 4 / 3 <= fit["ci_high"]
+    assert boundary_slope(boundary[boundary["samples"] == 1024], 1024)[0] < 1.0  # the floor's lengths bend the plain fit
+    off = slope_above_floor(_regime_boundary(lengths, [*d_star[:4], np.nan, np.nan, np.nan]), 1024, 4.0)
+    assert off["crossing"] == [160, 226] and np.isnan(off["slope"])
+    assert slope_above_floor(boundary, 1024, 20.0)["qualifying"] == [640]  # 27√N at T = 640 only
+
+
+def test_the_regime_grid_is_labelled_and_keeps_its_own_points():
+    block = {**TINY, "regime": {"samples": 16, "lengths": [9, 5], "ds": [16, 24]}}
+    points = labelled_grid_points(block)
+    assert [point[:3] for point in points] == grid_points(block)
+    assert [point for point in points if point[3] == "regime"] == [(16, 9, 16, "regime"), (24, 9, 16, "regime"),
+                                                                   (16, 5, 16, "regime"), (24, 5, 16, "regime")]
+    assert {point[3] for point in points} == {"lengths", "samples", "regime"}
+    shared = labelled_grid_points({**TINY, "regime": {"samples": 32, "lengths": [5], "ds": [8, 32]}})
+    assert (8, 5, 32, "samples") in shared and (32, 5, 32, "regime") in shared  # a shared point is computed once
+    assert len(shared) == len(set(point[:3] for point in shared))
+    assert labelled_grid_points({**TINY, "regime": {"samples": 16, "lengths": [], "ds": []}}) == labelled_grid_points(TINY)
+
+
+def _planted_frames(with_regime: bool):
+    """The planted and boundary tables of a (d, T) grid at n = 4096 (d* ∝ T) and, optionally, a larger regime grid
+    at n = 1024 (d* ∝ T^{4/3} above the floor)."""
+    grid_lengths, regime_lengths = [16, 32, 64], [113, 160, 226, 320, 452, 640]
+    rows = [{"d": d, "length": length, "samples": 4096, "grid": "lengths"} for length in grid_lengths for d in (32, 64)]
+    boundary = [_regime_boundary(grid_lengths, 2.0 * np.array(grid_lengths), samples=4096)]
+    if with_regime:
+        rows += [{"d": d, "length": length, "samples": 1024, "grid": "regime"} for length in regime_lengths for d in (32, 64)]
+        boundary.append(_regime_boundary(regime_lengths, [130.0, *(3.0 * np.array(regime_lengths[1:]) ** (4 / 3))]))
+    return {"planted": pd.DataFrame(rows), "planted_boundary": pd.concat(boundary)}
+
+
+def test_the_claims_read_their_own_grids():
+    """planted_boundary_slope_in_t reads the (d, T) grid whatever the regime grid adds (more rows at another n);
+    the regime claim reads the regime's lengths above the floor, and its rules say why it cannot decide without
+    them."""
+    from icdenoise.studies.memory.claims import CLAIMS
+
+    old, new = CLAIMS["planted_boundary_slope_in_t"], CLAIMS["planted_boundary_slope_in_t_above_floor"]
+    spec = {"floor_factor": 4.0}
+    without, with_regime = _planted_frames(False), _planted_frames(True)
+    assert old.measure(with_regime, {}).values[0] == pytest.approx(1.0) == old.measure(without, {}).values[0]
+    measured = new.measure(with_regime, spec)
+    assert measured.values[0] == pytest.approx(4 / 3) and "T = 160, 226, 320, 452, 640, n = 1024" in measured.method
+    assert new.rules["too_few_above_floor"](with_regime, spec) is None and new.rules["off_grid"](with_regime, spec) is None
+    assert np.isnan(new.measure(without, spec).values[0])
+    assert "no regime grid" in new.rules["too_few_above_floor"](without, spec)
+    assert new.rules["off_grid"](without, spec) is None
+    strict = {"floor_factor": 20.0}  # only T = 640 clears 20√N
+    assert np.isnan(new.measure(with_regime, strict).values[0])
+    assert "1 length at n = 1024 above 20·√N with N²/(Tn) < 1 (640)" in new.rules["too_few_above_floor"](with_regime, strict)
+    off = _planted_frames(True)
+    crossing = off["planted_boundary"]
+    crossing.loc[crossing["length"].isin([320, 452, 640]) & (crossing["samples"] == 1024), ["d_star", "reason"]] = [np.nan, NEVER]
+    assert np.isnan(new.measure(off, spec).values[0]) and new.rules["too_few_above_floor"](off, spec) is None
+    assert "only 2 of the 5 lengths" in new.rules["off_grid"](off, spec) and "T = 640, seed 1" in new.rules["off_grid"](off, spec)
+
+
+def test_the_config_keeps_the_regime_apart_and_names_the_floor_factor():
+    from icdenoise.studies.memory.config import planted_regime_problems
+
+    planted = {"samples": 4096, "regime": {"samples": 1024, "lengths": [160, 226, 320], "ds": [32, 64]}}
+    claims = {"planted_boundary_slope_in_t_above_floor": {"floor_factor": 4.0}, "gamma_mean": {}}
+    assert planted_regime_problems(planted, claims) == []
+    clash = {**planted, "regime": {**planted["regime"], "samples": 4096, "ds": [32]}}
+    problems = planted_regime_problems(clash, {"planted_boundary_slope_in_t_above_floor": {}, "gamma_mean": {"floor_factor": 2.0}})
+    assert len(problems) == 4
+    assert "regime.samples: 4096" in problems[0] and "regime.ds" in problems[1]
+    assert "floor_factor: missing" in problems[2] and "gamma_mean.floor_factor" in problems[3]
+    assert planted_regime_problems({**planted, "regime": {"samples": 4096, "lengths": [], "ds": []}}, claims) == []
+
+
+def test_the_figure_draws_the_regime_grid_apart():
+    """Panels (a)-(d) read the (d, T) and n grids as before; (e, f) the regime grid, with the lengths above the
+    floor (by the table's theory_d) filled; without a regime grid (e, f) say so."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    from icdenoise.studies.memory.plots import planted as drawing
+
+    block = {**TINY, "seeds": [0], "regime": {"samples": 16, "lengths": [9, 40], "ds": [8, 16]}}
+    grid = threshold_grid(block, 0)
+    tables = {"planted": grid, "planted_boundary": success_boundary(grid, 0.9)}
+    figure = drawing.render(tables, floor_factor=1.0)
+    assert len(figure.axes) == 6
+    assert figure.axes[4].get_title().startswith("(e) regime grid") and "n = 16" in figure.axes[5].get_title()
+    assert "n = 64" in figure.axes[0].get_title()  # the (d, T) grid's n, not the regime's
+    plt.close(figure)
+    plain = threshold_grid(TINY, 0)
+    figure = drawing.render({"planted": plain, "planted_boundary": success_boundary(plain, 0.9)})
+    assert "no regime grid" in figure.axes[4].texts[0].get_text()
+    plt.close(figure)

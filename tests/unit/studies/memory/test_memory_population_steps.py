@@ -173,3 +173,49 @@ def test_steps_in_order_reads_the_first_stage_at_threshold_against_the_training_
     assert order.loc[2, ["reached_wkq2", "reached_wkq1"]].tolist() == [3, 2] and order.loc[2, "in_order"]
     early = table[table["seed"] == 0].assign(rank_wkq1=[0.995] * 4)  # reached at init, before its step
     assert not steps_in_order(early, 0.99)["in_order"].iloc[0]
+
+
+def _steps_table(ranks: dict, trained: dict) -> pd.DataFrame:
+    return pd.concat([pd.DataFrame({"stage": [0, 1, 2, 3], "trained": trained[seed], "seed": seed,
+                                    "rank_wov2": wov2, "rank_wkq2": wkq2, "rank_wkq1": wkq1})
+                      for seed, (wov2, wkq2, wkq1) in ranks.items()])
+
+
+def test_each_probe_rises_most_at_its_own_step_above_chance():
+    """population_steps_each_at_own_step, per seed against a hand count: 0 (each rises at its own step, above 1/2):
+    1; 1 (W_KQ¹ rises at its own step only to 0.4, below chance): 0; 2 (the steps ran in another order, each probe at
+    its own step): 0; 3 (W_KQ² rises by 0.5 at step 2 and again by 0.5 at step 3: not strictly largest at its own): 0;
+    4 (W_OV² rises most at step 2, not at its own step 1): 0."""
+    from icdenoise.studies.memory.claims import CLAIMS, own_step_rises
+
+    slides = ["init", "wov2", "wkq2", "wkq1"]
+    ranks = {
+        0: ([0, 1.0, 1.0, 1.0], [0, 0, 0.91, 0.91], [0, 0, 0, 0.82]),
+        1: ([0, 1.0, 1.0, 1.0], [0, 0, 0.91, 0.91], [0, 0, 0, 0.4]),
+        2: ([0, 1.0, 1.0, 1.0], [0, 0, 0, 0.95], [0, 0, 0.9, 0.9]),
+        3: ([0, 1.0, 1.0, 1.0], [0, 0, 0.5, 1.0], [0, 0, 0, 0.9]),
+        4: ([0, 0.3, 0.9, 0.9], [0, 0, 0.91, 0.91], [0, 0, 0, 0.82]),
+    }
+    trained = {seed: slides for seed in ranks} | {2: ["init", "wov2", "wkq1", "wkq2"]}
+    table = _steps_table(ranks, trained).sample(frac=1.0, random_state=1)  # the order of the rows must not matter
+    values = CLAIMS["population_steps_each_at_own_step"].measure({"population_steps": table}, {})
+    np.testing.assert_array_equal(values, [1, 0, 0, 0, 0])
+    rises = own_step_rises(table[table["seed"] == 0])
+    assert rises == {"wov2": {"own": 1.0, "largest": 1.0, "after": 1.0}, "wkq2": {"own": 2.0, "largest": 2.0, "after": 0.91},
+                     "wkq1": {"own": 3.0, "largest": 3.0, "after": 0.82}}
+    assert np.isnan(own_step_rises(table[table["seed"] == 3])["wkq2"]["largest"])
+    assert own_step_rises(table[table["seed"] == 2])["wkq1"]["own"] == 2.0
+
+
+def test_the_own_step_measure_reads_the_steps_table_of_a_run():
+    """On a tiny run the measure agrees with its definition read off the table by hand: each probe's rank recall
+    is 0 until its own stage (its matrix is still zero) and moves only there."""
+    from icdenoise.studies.memory.claims import CLAIMS
+
+    table = population_steps(TINY, 0)
+    for stage, name in ((1, "wov2"), (2, "wkq2"), (3, "wkq1")):
+        rank = table.sort_values("stage")[f"rank_{name}"].to_numpy()
+        assert (rank[:stage] == 0).all() and (rank[stage:] == rank[stage]).all()
+    expected = float(all(table.sort_values("stage")[f"rank_{name}"].iloc[stage] > 0.5
+                         for stage, name in ((1, "wov2"), (2, "wkq2"), (3, "wkq1"))))
+    assert CLAIMS["population_steps_each_at_own_step"].measure({"population_steps": table}, {}).tolist() == [expected]

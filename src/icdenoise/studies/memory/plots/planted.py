@@ -11,7 +11,11 @@ n), log-log: each seed a small point, the geometric mean of the finite d* a larg
 (the `theory_d` column) times one constant c, fitted by least squares in log space to every finite d* of the table
 (log c = mean of log d* − log theory_d). The legends give the theorem's log-log slope over the plotted grid (from
 theory_d between neighbouring grid points) and the free least-squares slope of the finite d*; d* that the grid does not
-bracket are not drawn, and each panel counts them by reason. √N, the theorem's lower limit on d, is dotted."""
+bracket are not drawn, and each panel counts them by reason. √N, the theorem's lower limit on d, is dotted. Panels
+(a)-(d) leave out the regime grid (the `grid` column), which (e) and (f) show: (e) its recall against d, one line per
+T; (f) its d* against T, the lengths above the floor (slide 24's T-term in its 4/3 regime and at least
+`floor_factor`·√N, the claim planted_boundary_slope_in_t_above_floor's setting: N²/(T n) < 1 and theory_d ≥
+floor_factor·√N, read off the boundary table) filled, the others hollow, with c·theory_d fitted over the filled ones."""
 
 from __future__ import annotations
 
@@ -97,14 +101,71 @@ def draw_boundary(ax, rows, axis, c, grid_d, label):
     ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.16))
 
 
-def render(tables):
-    table, boundary = tables["planted"], tables["planted_boundary"]
+def draw_regime(recall_ax, boundary_ax, regime, boundary, floor_factor):
+    """(e) the regime grid's recall against d, one line per T; (f) its d* against T, the lengths above the floor
+    filled, with c·theory_d fitted over their finite d*."""
+    for ax in (recall_ax, boundary_ax):
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+    if regime.empty:
+        for ax in (recall_ax, boundary_ax):
+            ax.text(0.5, 0.5, "no regime grid in this run (memory.planted.regime)", transform=ax.transAxes, ha="center")
+        return
+    samples = int(regime["samples"].iloc[0])
+    lengths = sorted(regime["length"].unique())
+    colors = dict(zip(lengths, plt.get_cmap("plasma")(np.linspace(0, 0.85, len(lengths)))))
+    draw_against_d(recall_ax, regime, "recall", colors, marker="o", markersize=3)
+    for length in lengths:
+        recall_ax.plot([], [], color=colors[length], label=f"T = {length}")
+    if "threshold" in boundary.columns and not boundary.empty:
+        recall_ax.axhline(boundary["threshold"].iloc[0], color="#d62728", linestyle=":", linewidth=1,
+                          label=f"success: recall ≥ {boundary['threshold'].iloc[0]:g}")
+    recall_ax.set_ylim(-0.02, 1.02)
+    recall_ax.set_xlabel("embedding dimension d")
+    recall_ax.set_ylabel("test recall after the three steps")
+    recall_ax.set_title(f"(e) regime grid: recall against d, n = {samples}")
+    recall_ax.legend(fontsize=7, loc="best")
+    rows = boundary[(boundary["samples"] == samples) & boundary["length"].isin(lengths)]
+    regime_bound = rows["vocabulary"] ** 2 / (rows["length"] * rows["samples"]) < 1  # the min picks the T-term
+    above = (regime_bound & (rows["theory_d"] >= floor_factor * np.sqrt(rows["vocabulary"]))).to_numpy()
+    finite = np.isfinite(rows["d_star"].to_numpy(float))
+    for mask, style, label in ((above & finite, dict(markerfacecolor="#1f77b4"), f"d*, T-term ≥ {floor_factor:g}·√N"),
+                               (~above & finite, dict(markerfacecolor="none"), "d*, below it (not read)")):
+        boundary_ax.plot(rows.loc[mask, "length"], rows.loc[mask, "d_star"], linestyle="none", marker="o", markersize=4,
+                         color="#1f77b4", label=label, **style)
+    fitted = rows[above & finite]
+    if not fitted.empty:
+        c = float(np.exp(np.mean(np.log(fitted["d_star"]) - np.log(fitted["theory_d"]))))
+        theory = rows.groupby("length")["theory_d"].first()
+        boundary_ax.plot(theory.index, c * theory.to_numpy(), color=THEORY_COLOR, linestyle="--",
+                         label=f"c·T^(4/3) N^(1/3) n^(-2/3), c = {c:.3g} (over the filled points)")
+    vocabulary = rows["vocabulary"].iloc[0] if len(rows) else regime["vocabulary"].iloc[0]
+    boundary_ax.axhline(np.sqrt(vocabulary), color="0.6", linestyle=":", linewidth=1, label=f"√N = {np.sqrt(vocabulary):.3g}")
+    boundary_ax.axhspan(regime["d"].min(), regime["d"].max(), color="0.5", alpha=0.08, linewidth=0, label="the grid's range of d")
+    note = missing_text(rows, regime["d"]) if len(rows) else ""
+    if note:
+        boundary_ax.plot([], [], linestyle="none", label=note)
+    if not finite.any():
+        boundary_ax.text(0.5, 0.5, "no finite d* on this grid", transform=boundary_ax.transAxes, ha="center")
+    boundary_ax.set_xlim(min(lengths) / 2 ** 0.25, max(lengths) * 2 ** 0.25)
+    boundary_ax.set_yscale("log", base=2)
+    boundary_ax.yaxis.set_major_formatter(ScalarFormatter())
+    boundary_ax.set_xlabel("context length T")
+    boundary_ax.set_ylabel("d* (recall crosses the threshold)")
+    boundary_ax.set_title(f"(f) regime grid: d* against T, n = {samples}")
+    boundary_ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+
+
+def render(tables, floor_factor: float = 4.0):
+    everything, boundary = tables["planted"], tables["planted_boundary"]
+    regime = everything[everything["grid"] == "regime"]
+    table = everything[everything["grid"] != "regime"]
     samples = most_distinct(table, "samples", "length")
     samples_length = most_distinct(table, "length", "samples")
     lengths = sorted(table["length"].unique())
     colors = dict(zip(lengths, plt.get_cmap("viridis")(np.linspace(0, 0.85, len(lengths)))))
-    figure, axes = start_figure(2, 2, figsize=(10.4, 9.6), layout="constrained")
-    (recall_ax, attention_ax), (length_ax, samples_ax) = axes
+    figure, axes = start_figure(3, 2, figsize=(10.4, 14.4), layout="constrained")
+    (recall_ax, attention_ax), (length_ax, samples_ax), (regime_recall_ax, regime_boundary_ax) = axes
     at_samples = table[table["samples"] == samples]
 
     draw_against_d(recall_ax, at_samples, "recall", colors, marker="o", markersize=3)
@@ -133,6 +194,9 @@ def render(tables):
         ax.set_xlabel("embedding dimension d")
         ax.legend(fontsize=7, loc="best")
 
+    pairs = set(zip(table["length"], table["samples"]))
+    whole_boundary = boundary
+    boundary = boundary[[pair in pairs for pair in zip(boundary["length"], boundary["samples"])]]
     finite = boundary[np.isfinite(boundary["d_star"])]
     c = float(np.exp(np.mean(np.log(finite["d_star"]) - np.log(finite["theory_d"])))) if not finite.empty else np.nan
     draw_boundary(length_ax, boundary[boundary["samples"] == samples], "length", c, table["d"], "T")
@@ -141,6 +205,7 @@ def render(tables):
     draw_boundary(samples_ax, boundary[boundary["length"] == samples_length], "samples", c, table["d"], "n")
     samples_ax.set_xlabel("sample size n")
     samples_ax.set_title(f"(d) d* against n, T = {samples_length}")
+    draw_regime(regime_recall_ax, regime_boundary_ax, regime, whole_boundary, floor_factor)
 
     seeds = table["seed"].nunique()
     figure.suptitle(f"Planted-token task, three gradient steps: N = {table['vocabulary'].iloc[0]}; {seeds} seed"

@@ -1,11 +1,14 @@
 # Associative memories (Bietti 2025 slides): capacity by bisection in N, the cross-talk variance, one
-# gradient step, low-rank and MLP memories, Zipf scaling laws, the induction head and the claims ledger.
+# gradient step (and its logits on noisy inputs), low-rank and MLP memories, Zipf scaling laws, the induction
+# head and the claims ledger.
 # Config block `memory`; code icdenoise.studies.memory; protocol and choices in docs/memory.md.
 
 MEMORY = config["memory"]
 STUDY = "memory"
 DRAWINGS = "icdenoise.studies.memory.plots"
 MEMORY_ALPHAS = [f"{alpha:g}" for alpha in MEMORY["zipf"]["alphas"]]
+FLOOR_CLAIM = MEMORY["claims"].get("planted_boundary_slope_in_t_above_floor", {})
+FLOOR_FACTOR = FLOOR_CLAIM.get("floor_factor", 4.0)  # the planted figure's panel (f)
 
 
 wildcard_constraints:
@@ -43,6 +46,15 @@ job_rule(
     "scripts/simulate_memory_variance.py",
     "<figures>/memory/variance.parquet",
     params=dict(block=canonical(MEMORY["variance"]), few_outputs=MEMORY["capacity"]["few_outputs"]),
+)
+
+job_rule(
+    "simulate_memory_noisy_logits",
+    "Slide 23: the logits of one gradient step on noisy inputs e_y + p_t over η/N, by Monte Carlo over the embeddings and positions, per d and draw.",
+    "scripts/simulate_memory_noisy_logits.py",
+    "<figures>/memory/noisy_logits.parquet",
+    params=dict(block=canonical(MEMORY["noisy_logits"])),
+    local=True,
 )
 
 job_rule(
@@ -235,11 +247,12 @@ FIGURES = {  # figure → (what it shows, its tables)
         dict(factual_dynamics=rules.simulate_memory_factual_dynamics.output[0]),
     ),
     "planted": (
-        "The induction head's learnability threshold: recall after three steps over (d, T) and n, and the boundary.",
+        "The induction head's learnability threshold: recall after three steps over (d, T) and n, and the boundary; the regime grid apart.",
         dict(
             planted=rules.summarise_memory_planted.output.grid,
             planted_boundary=rules.summarise_memory_planted.output.boundary,
         ),
+        dict(floor_factor=FLOOR_FACTOR),
     ),
     "population_steps": (
         "Three population gradient steps: the memory-recall probes after each step.",
@@ -249,8 +262,8 @@ FIGURES = {  # figure → (what it shows, its tables)
         ),
     ),
 }
-for figure, (doc, tables) in FIGURES.items():
-    figure_rule(STUDY, f"memory/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst")
+for figure, (doc, tables, *settings) in FIGURES.items():
+    figure_rule(STUDY, f"memory/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst", *settings)
 
 ledger_rule(
     STUDY,
@@ -268,6 +281,8 @@ ledger_rule(
         planted=rules.summarise_memory_planted.output.grid,
         planted_boundary=rules.summarise_memory_planted.output.boundary,
         population_order=rules.summarise_memory_population.output.order,
+        population_steps=rules.summarise_memory_population.output.steps,
+        noisy_logits=rules.simulate_memory_noisy_logits.output[0],
     ),
     dict(table="<figures>/memory/claims.parquet", text="<figures>/memory/claims.md"),
     "report/claims.rst",
