@@ -145,6 +145,8 @@ ledger_rule(
         gaussian=rules.simulate_alltoken_gaussian.output.table,
         gaussian_trend=rules.simulate_alltoken_gaussian.output.trend,
         mse_by_n=rules.summarise_alltoken_mse.output.bars,
+        # every estimator's MSE per context: the estimators share their contexts (paired claims)
+        mse_per_context=expand(rules.evaluate_alltoken_mse.output[0], tokens=ALLTOKEN["mse"]["n_tokens"]),
         mse_by_depth=rules.summarise_alltoken_mse.output.by_depth,
         cross_bandwidth=rules.scan_alltoken_cross_bandwidth.output[0],
     ),

@@ -14,5 +14,5 @@ use_threads(snakemake.threads)
 estimates, tokens, energy = before_after_tables(snakemake.params.block)
 for key, table in (("estimates", estimates), ("tokens", tokens), ("energy", energy)):
     write_job_parquet(table, snakemake.output[key], snakemake)
-log.info("x̂* over %d draws (mean, std) by depth:\n%s", estimates["draw"].nunique(),
-         estimates.groupby("depth")["estimate"].agg(["mean", "std"]).to_string())
+log.info("x̂* over %d draws (mean, std) by depth, the query among the particles (estimate) and apart from them:\n%s",
+         estimates["draw"].nunique(), estimates.groupby("depth")[["estimate", "estimate_query_apart"]].agg(["mean", "std"]).to_string())
