@@ -1,0 +1,58 @@
+"""A ledger's snapshot: the ledger's values and each claim's digest from the lock at the commit it was built
+at, read back as written; a ledger with rows that are not registered is refused unless allowed, then marked."""
+
+import pytest
+from toy_ledger import BUILT, LOCKS, REGISTERED_IN, write_toy_ledger
+
+from icdenoise.records.ledger_snapshots import COLUMNS, SnapshotError, read_snapshot, snapshot_text
+
+
+def test_a_registered_ledger_gives_its_values_and_the_digests_of_the_lock_it_was_built_at(tmp_path):
+    ledger = write_toy_ledger(tmp_path / "figures" / "toy" / "claims.parquet")
+    target, text = snapshot_text(ledger, LOCKS.get, shown_as="figures/toy/claims.parquet")
+    assert target.as_posix() == "docs/ledgers/default/toy.csv"
+    assert f"# built at: {BUILT} (clean)\n" in text and "# registration: every row registered\n" in text
+    (tmp_path / "toy.csv").write_text(text)
+    snapshot = read_snapshot(tmp_path / "toy.csv")
+    assert snapshot.citable and tuple(snapshot.table.columns) == COLUMNS
+    spread, single = snapshot.table.itertuples()
+    assert (spread.claim, spread.verdict, spread.digest, spread.n_values) == ("spread", "INCONCLUSIVE", "1111222233334444", 3)
+    assert spread.interval_low == pytest.approx(0.751586) and spread.registered is True
+    assert (single.verdict, single.exploratory, single.digest) == ("FAIL", "the bound chosen after a result", "5555666677778888")
+    assert snapshot_text(ledger, LOCKS.get, shown_as="figures/toy/claims.parquet")[1] == text  # the same ledger, the same text
+
+
+def test_a_named_run_goes_to_its_own_folder_and_reads_its_own_lock_lines(tmp_path):
+    ledger = write_toy_ledger(tmp_path / "claims.parquet", run_prefix="long/")
+    target, text = snapshot_text(ledger, LOCKS.get)
+    assert target.as_posix() == "docs/ledgers/long/toy.csv" and "# run: long\n" in text
+    assert ",9999aaaabbbbcccc\n" in text and text.endswith(",dddd\n")
+    without = {commit: text.replace("long/toy.single dddd\n", "") for commit, text in LOCKS.items()}
+    with pytest.raises(SnapshotError, match="no line long/toy.single"):
+        snapshot_text(ledger, without.get)
+
+
+def test_a_ledger_that_is_not_registered_is_refused_unless_allowed_and_then_marked(tmp_path):
+    ledger = write_toy_ledger(tmp_path / "claims.parquet", registered=False)
+    with pytest.raises(SnapshotError, match=r"claims.parquet: 2 of 2 claims are not registered .*--allow-unregistered"):
+        snapshot_text(ledger, LOCKS.get)
+    target, text = snapshot_text(ledger, LOCKS.get, allow_unregistered=True)
+    (tmp_path / "toy.csv").write_text(text)
+    snapshot = read_snapshot(tmp_path / "toy.csv")
+    assert not snapshot.citable and "NOT CITABLE: 2 of 2 rows" in snapshot.header["registration"]
+    assert list(snapshot.table["digest"]) == ["", ""]
+
+
+def test_a_registration_that_the_history_does_not_hold_is_refused(tmp_path):
+    ledger = write_toy_ledger(tmp_path / "claims.parquet")
+    history = {BUILT: LOCKS[BUILT], REGISTERED_IN: "# an older lock\ntoy.spread 0000000000000000\n"}
+    with pytest.raises(SnapshotError, match="does not hold toy.spread 1111222233334444"):
+        snapshot_text(ledger, history.get)
+    with pytest.raises(SnapshotError, match="git has no config/claims.lock"):
+        snapshot_text(ledger, {}.get)
+
+
+def test_a_file_that_is_not_a_snapshot_is_named(tmp_path):
+    (tmp_path / "other.csv").write_text("claim,verdict\nx,PASS\n")
+    with pytest.raises(SnapshotError, match="other.csv: not a ledger snapshot"):
+        read_snapshot(tmp_path / "other.csv")
