@@ -1,0 +1,100 @@
+"""The docs' results blocks: filled from a ledger snapshot, checked against it (a hand-edited number fails
+and the check names the block), a placeholder while the snapshot does not exist, and the repository's own
+docs current with their snapshots."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from toy_ledger import LOCKS, write_toy_ledger
+
+from icdenoise.records.docs_results import INLINE_PLACEHOLDER, DocsResultsError, check, markers, render
+from icdenoise.records.ledger_snapshots import snapshot_text
+
+REPO = Path(__file__).resolve().parents[3]
+DOC = """# Toy
+
+Why the claim should hold.
+
+<!-- ledger: docs/ledgers/default/toy.csv -->
+<!-- /ledger -->
+
+The spread: <!-- ledger-claim: docs/ledgers/default/toy.csv spread ours --><!-- /ledger-claim -->; the single
+value <!-- ledger-claim: docs/ledgers/default/toy.csv single --><!-- /ledger-claim -->.
+
+<!-- ledger: docs/ledgers/long/toy.csv -->
+<!-- /ledger -->
+"""
+
+
+@pytest.fixture
+def script():
+    spec = importlib.util.spec_from_file_location("render_docs_results", REPO / "scripts" / "render_docs_results.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main
+
+
+@pytest.fixture
+def repository(tmp_path):
+    """A toy repository: one snapshot of the default run (docs/ledgers/default/toy.csv), none of the run `long`,
+    and docs/toy.md quoting both."""
+    target, text = snapshot_text(write_toy_ledger(tmp_path / "figures" / "toy" / "claims.parquet"), LOCKS.get,
+                                 shown_as="figures/toy/claims.parquet")
+    (tmp_path / target).parent.mkdir(parents=True)
+    (tmp_path / target).write_text(text)
+    (tmp_path / "docs" / "toy.md").write_text(DOC)
+    return tmp_path
+
+
+def test_rendering_fills_every_marker_and_then_the_check_passes(repository, script, capsys):
+    assert script(["--check"], root=repository) == 1
+    assert "docs/toy.md:5: block of docs/ledgers/default/toy.csv: differs" in capsys.readouterr().out
+    assert script([], root=repository) == 0
+    text = (repository / "docs" / "toy.md").read_text()
+    assert "2 claims of the source. Registered, confirmatory: 0 pass, 0 fail, 1 inconclusive." in text
+    assert "| `spread` | *INCONCLUSIVE*: the 95% interval [0.7516, 1.248] reaches both sides of the bound | 1 (95%: 0.7516 to 1.248); 3 values | 1 ± 0.2 |" in text
+    assert "| `single` | **FAIL** (exploratory) | 3 | ≤ 2 + 0.5 |" in text
+    assert "The spread: <!-- ledger-claim: docs/ledgers/default/toy.csv spread ours -->1 (95%: 0.7516 to 1.248); 3 values<!--" in text
+    assert "-->FAIL: ours 3 against ≤ 2 + 0.5<!--" in text
+    assert "built at commit bbbbbbbbbbbb (clean)" in text and "Why the claim should hold." in text
+    assert "\n*Not yet built at this commit: no snapshot docs/ledgers/long/toy.csv" in text
+    assert script(["--check"], root=repository) == 0 and check(repository) == []
+    assert render(repository) == []  # rendering again changes nothing
+    assert [marker.line for marker in markers(repository)] == [5, 18, 19, 21]
+
+
+@pytest.mark.parametrize("edit, named", [
+    (("1 ± 0.2 |", "1 ± 0.25 |"), "docs/toy.md:5: block of docs/ledgers/default/toy.csv: differs from its snapshot"),
+    (("-->FAIL: ours 3", "-->PASS: ours 3"), "docs/toy.md:19: claim single of docs/ledgers/default/toy.csv: differs"),
+    (("Not yet built at this commit", "Not yet built"), "docs/toy.md:21: block of docs/ledgers/long/toy.csv: differs from the placeholder"),
+])
+def test_a_hand_edit_fails_the_check_which_names_the_marker(repository, script, capsys, edit, named):
+    render(repository)
+    doc = repository / "docs" / "toy.md"
+    doc.write_text(doc.read_text().replace(*edit, 1))
+    capsys.readouterr()
+    assert script(["--check"], root=repository) == 1
+    output = capsys.readouterr().out
+    assert named in output and len(output.splitlines()) == 1
+
+
+def test_a_missing_snapshot_is_accepted_only_as_the_placeholder(repository):
+    (repository / "docs" / "ledgers" / "default" / "toy.csv").unlink()
+    render(repository)
+    text = (repository / "docs" / "toy.md").read_text()
+    assert text.count("*Not yet built at this commit") == 2 and text.count(f"-->{INLINE_PLACEHOLDER}<!--") == 2
+    assert check(repository) == []
+
+
+def test_an_unknown_claim_or_a_broken_marker_is_named_and_nothing_is_written(repository):
+    doc = repository / "docs" / "toy.md"
+    broken = DOC.replace("toy.csv spread ours", "toy.csv spred ours") + "<!-- ledger: docs/ledgers/default/toy.csv -->\n"
+    doc.write_text(broken)
+    with pytest.raises(DocsResultsError, match=r"docs/toy.md:8: claim spred of docs/ledgers/default/toy.csv: the snapshot has no claim spred"):
+        render(repository)
+    assert doc.read_text() == broken
+    problems = check(repository)
+    assert "docs/toy.md: 5 ledger markers open and 4 close, but 4 pairs are well formed" in problems[0]
+    assert any("claim spred" in problem for problem in problems)
+
