@@ -4,8 +4,8 @@ docs/claims.md, "Results in the docs").
 
 Usage: python scripts/render_docs_results.py [FILE.md ...]           fill every marker (default: docs/*.md)
        python scripts/render_docs_results.py --check [FILE.md ...]   list every marker that differs; exit 1 if any
-A marker is <!-- ledger: docs/ledgers/<run>/<study>.csv --> ... <!-- /ledger --> (a block: headline counts and
-a table of every claim), or <!-- ledger-claim: SNAPSHOT CLAIM [verdict|ours|bound] -->...<!-- /ledger-claim -->
+A marker is <!-- ledger: docs/ledgers/<run>/<study>.csv [headline] --> ... <!-- /ledger --> (a block: headline
+counts and, without "headline", a table of every claim), or <!-- ledger-claim: SNAPSHOT CLAIM [verdict|ours|bound] -->...<!-- /ledger-claim -->
 (one claim inline). A snapshot that does not exist yet gives a one-line placeholder. A test runs the check.
 """
 

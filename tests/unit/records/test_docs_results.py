@@ -24,6 +24,9 @@ value <!-- ledger-claim: docs/ledgers/default/toy.csv single --><!-- /ledger-cla
 
 <!-- ledger: docs/ledgers/long/toy.csv -->
 <!-- /ledger -->
+
+<!-- ledger: docs/ledgers/default/toy.csv headline -->
+<!-- /ledger -->
 """
 
 
@@ -61,7 +64,9 @@ def test_rendering_fills_every_marker_and_then_the_check_passes(repository, scri
     assert "\n*Not yet built at this commit: no snapshot docs/ledgers/long/toy.csv" in text
     assert script(["--check"], root=repository) == 0 and check(repository) == []
     assert render(repository) == []  # rendering again changes nothing
-    assert [marker.line for marker in markers(repository)] == [5, 18, 19, 21]
+    assert [marker.line for marker in markers(repository)] == [5, 18, 19, 21, 27]
+    short = text[text.index("<!-- ledger: docs/ledgers/default/toy.csv headline -->"):]
+    assert "Registered, confirmatory: 0 pass" in short and "| `spread` |" not in short
 
 
 @pytest.mark.parametrize("edit, named", [
@@ -83,7 +88,7 @@ def test_a_missing_snapshot_is_accepted_only_as_the_placeholder(repository):
     (repository / "docs" / "ledgers" / "default" / "toy.csv").unlink()
     render(repository)
     text = (repository / "docs" / "toy.md").read_text()
-    assert text.count("*Not yet built at this commit") == 2 and text.count(f"-->{INLINE_PLACEHOLDER}<!--") == 2
+    assert text.count("*Not yet built at this commit") == 3 and text.count(f"-->{INLINE_PLACEHOLDER}<!--") == 2
     assert check(repository) == []
 
 
@@ -95,6 +100,6 @@ def test_an_unknown_claim_or_a_broken_marker_is_named_and_nothing_is_written(rep
         render(repository)
     assert doc.read_text() == broken
     problems = check(repository)
-    assert "docs/toy.md: 5 ledger markers open and 4 close, but 4 pairs are well formed" in problems[0]
+    assert "docs/toy.md: 6 ledger markers open and 5 close, but 5 pairs are well formed" in problems[0]
     assert any("claim spred" in problem for problem in problems)
 
