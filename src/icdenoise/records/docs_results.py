@@ -17,7 +17,8 @@ Two markers, in any Markdown file:
   ``<!-- /ledger-claim -->``, filled with its verdict, our value and the bound; a third word after the claim
   picks one of them (`FIELDS`).
 
-The snapshot's path is relative to the repository root. A snapshot that is not there yet (the ledger has not
+A marker quoted in code (between backticks, or in a fenced block) is text, not a marker. The snapshot's path is
+relative to the repository root. A snapshot that is not there yet (the ledger has not
 been built and snapshotted at this commit) gives the one-line `PLACEHOLDER` (inline: `INLINE_PLACEHOLDER`).
 `check` lists every marker whose content is not what its snapshot gives, which makes stale docs a failing
 test; nothing here reads config/claims.lock, so registering claims never forces a docs edit in the same commit.
@@ -37,6 +38,7 @@ RENDERER = "scripts/render_docs_results.py"
 BLOCK = re.compile(r"^<!-- ledger: (?P<path>\S+)(?: (?P<form>headline))? -->\n(?P<body>.*?)^<!-- /ledger -->$", re.M | re.S)
 INLINE = re.compile(r"<!-- ledger-claim: (?P<path>\S+) (?P<claim>[\w.-]+)(?: (?P<field>\w+))? -->(?P<body>[^\n]*?)"
                     r"<!-- /ledger-claim -->")
+CODE = re.compile(r"^```.*?^```|`[^`\n]*`", re.M | re.S)  # fenced blocks and inline code: quoted markers are no markers
 OPENERS = re.compile(r"<!-- ledger(?:-claim)?:")
 CLOSERS = re.compile(r"<!-- /ledger(?:-claim)? -->")
 FIELDS = ("verdict", "ours", "bound")  # an inline marker's third word; none: all three
@@ -143,15 +145,20 @@ def _line(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+def _without_code(text: str) -> str:
+    """The text with every code span and fenced block blanked (same length and lines), where markers are looked for."""
+    return CODE.sub(lambda match: re.sub(r"[^\n]", " ", match[0]), text)
+
+
 def rendered(text: str, doc: str, snapshots: _Snapshots) -> tuple[str, list[tuple[Marker, bool]], list[str]]:
     """(the doc's text with every marker filled, each marker with whether its content already was what its
     snapshot gives, the problems that leave a marker unfilled: malformed markers, unknown claims or fields,
     unreadable snapshots)."""
-    errors = []
-    blocks = list(BLOCK.finditer(text))
+    errors, searched = [], _without_code(text)
+    blocks = list(BLOCK.finditer(searched))
     inside = lambda offset: any(match.start() <= offset < match.end() for match in blocks)  # noqa: E731
-    inlines = [match for match in INLINE.finditer(text) if not inside(match.start())]
-    opened, closed = len(OPENERS.findall(text)), len(CLOSERS.findall(text))
+    inlines = [match for match in INLINE.finditer(searched) if not inside(match.start())]
+    opened, closed = len(OPENERS.findall(searched)), len(CLOSERS.findall(searched))
     if opened != len(blocks) + len(inlines) or closed != opened:
         errors.append(f"{doc}: {opened} ledger markers open and {closed} close, but {len(blocks) + len(inlines)} pairs are well "
                       "formed (a block's two markers each on a line of its own, an inline marker and its end on one line)")
@@ -177,7 +184,7 @@ def rendered(text: str, doc: str, snapshots: _Snapshots) -> tuple[str, list[tupl
                 errors.append(f"{marker}: the snapshot has no claim {marker.claim} (it has: {', '.join(snapshot.table['claim'])})")
                 continue
             body = inline(next(rows.itertuples()), marker.field)
-        markers.append((marker, body == match["body"]))
+        markers.append((marker, body == text[match.start("body"):match.end("body")]))
         edits.append((match.start("body"), match.end("body"), body))
     for start, end, body in reversed(edits):
         text = text[:start] + body + text[end:]
@@ -232,7 +239,7 @@ def markers(root: Path, paths: list[Path] | None = None) -> list[Marker]:
     """Every well-formed marker of the files (default: docs/*.md)."""
     found = []
     for path in markdown_files(root, paths):
-        text, doc = path.read_text(), _name(path, root)
+        text, doc = _without_code(path.read_text()), _name(path, root)
         found += [Marker(doc, _line(text, match.start()), match["path"], headline_only=bool(match["form"]))
                   for match in BLOCK.finditer(text)]
         found += [Marker(doc, _line(text, match.start()), match["path"], match["claim"], match["field"])

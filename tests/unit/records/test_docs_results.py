@@ -1,6 +1,6 @@
 """The docs' results blocks: filled from a ledger snapshot, checked against it (a hand-edited number fails
-and the check names the block), a placeholder while the snapshot does not exist, and the repository's own
-docs current with their snapshots."""
+and the check names the block), a placeholder while the snapshot does not exist, markers quoted in code left
+alone, and the repository's own docs current with their snapshots."""
 
 import importlib.util
 from pathlib import Path
@@ -103,3 +103,24 @@ def test_an_unknown_claim_or_a_broken_marker_is_named_and_nothing_is_written(rep
     assert "docs/toy.md: 6 ledger markers open and 5 close, but 5 pairs are well formed" in problems[0]
     assert any("claim spred" in problem for problem in problems)
 
+
+
+def test_a_marker_quoted_in_code_is_text(repository):
+    quoted = ("Write `<!-- ledger: docs/ledgers/<run>/<study>.csv -->` on a line of its own, or inline\n"
+              "`<!-- ledger-claim: docs/ledgers/default/toy.csv spread -->…<!-- /ledger-claim -->`:\n\n"
+              "```\n<!-- ledger: docs/ledgers/default/toy.csv -->\n<!-- /ledger -->\n```\n")
+    doc = repository / "docs" / "quoted.md"
+    doc.write_text(quoted)
+    assert render(repository, [doc]) == [] and doc.read_text() == quoted
+    assert check(repository, [doc]) == [] and markers(repository, [doc]) == []
+
+
+def test_the_repository_docs_match_their_ledger_snapshots():
+    """Every results block of docs/*.md is what its committed snapshot (docs/ledgers/) gives, or the placeholder
+    where none is committed: after scripts/snapshot_ledgers.py, run scripts/render_docs_results.py."""
+    found = markers(REPO)
+    assert {marker.doc for marker in found} >= {"docs/onelayer.md", "docs/alltoken.md", "docs/memory.md", "docs/mssa.md"}
+    assert {marker.snapshot for marker in found if not marker.claim} >= {
+        f"docs/ledgers/default/{study}.csv" for study in ("onelayer", "alltoken", "memory", "mssa")}
+    problems = check(REPO)
+    assert not problems, "the docs differ from their ledger snapshots:\n" + "\n".join(problems)
