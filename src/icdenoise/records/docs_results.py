@@ -18,8 +18,8 @@ Two markers, in any Markdown file:
   picks one of them (`FIELDS`).
 
 A marker quoted in code (between backticks, or in a fenced block) is text, not a marker. The snapshot's path is
-relative to the repository root. A snapshot that is not there yet (the ledger has not
-been built and snapshotted at this commit) gives the one-line `PLACEHOLDER` (inline: `INLINE_PLACEHOLDER`).
+relative to the repository root. A snapshot that is not there yet (the ledger has not been built and snapshotted
+at this commit) gives the one-line `PLACEHOLDER` (inline: `INLINE_PLACEHOLDER`).
 `check` lists every marker whose content is not what its snapshot gives, which makes stale docs a failing
 test; nothing here reads config/claims.lock, so registering claims never forces a docs edit in the same commit.
 """
@@ -150,22 +150,32 @@ def _without_code(text: str) -> str:
     return CODE.sub(lambda match: re.sub(r"[^\n]", " ", match[0]), text)
 
 
-def rendered(text: str, doc: str, snapshots: _Snapshots) -> tuple[str, list[tuple[Marker, bool]], list[str]]:
-    """(the doc's text with every marker filled, each marker with whether its content already was what its
-    snapshot gives, the problems that leave a marker unfilled: malformed markers, unknown claims or fields,
-    unreadable snapshots)."""
-    errors, searched = [], _without_code(text)
+def _found(text: str, doc: str) -> tuple[list[tuple[Marker, re.Match]], str | None]:
+    """Every well-formed marker of a doc's text with its match (offsets into `text`), in order, and what is wrong
+    with the markers that are not well formed (None if nothing)."""
+    searched = _without_code(text)
     blocks = list(BLOCK.finditer(searched))
     inside = lambda offset: any(match.start() <= offset < match.end() for match in blocks)  # noqa: E731
     inlines = [match for match in INLINE.finditer(searched) if not inside(match.start())]
     opened, closed = len(OPENERS.findall(searched)), len(CLOSERS.findall(searched))
+    problem = None
     if opened != len(blocks) + len(inlines) or closed != opened:
-        errors.append(f"{doc}: {opened} ledger markers open and {closed} close, but {len(blocks) + len(inlines)} pairs are well "
-                      "formed (a block's two markers each on a line of its own, an inline marker and its end on one line)")
+        problem = (f"{doc}: {opened} ledger markers open and {closed} close, but {len(blocks) + len(inlines)} pairs are well "
+                   "formed (a block's two markers each on a line of its own, an inline marker and its end on one line)")
+    found = [(Marker(doc, _line(text, match.start()), match["path"], match["claim"], match["field"]) if match.re is INLINE
+              else Marker(doc, _line(text, match.start()), match["path"], headline_only=bool(match["form"])), match)
+             for match in sorted(blocks + inlines, key=lambda match: match.start())]
+    return found, problem
+
+
+def rendered(text: str, doc: str, snapshots: _Snapshots) -> tuple[str, list[tuple[Marker, bool]], list[str]]:
+    """(the doc's text with every marker filled, each marker with whether its content already was what its
+    snapshot gives, the problems that leave a marker unfilled: malformed markers, unknown claims or fields,
+    unreadable snapshots)."""
+    found, problem = _found(text, doc)
+    errors = [problem] if problem else []
     markers, edits = [], []  # edits: (start, end, new body) of each filled marker's body
-    for match in sorted(blocks + inlines, key=lambda match: match.start()):
-        marker = (Marker(doc, _line(text, match.start()), match["path"], match["claim"], match["field"]) if match.re is INLINE
-                  else Marker(doc, _line(text, match.start()), match["path"], headline_only=bool(match["form"])))
+    for marker, match in found:
         if marker.field and marker.field not in FIELDS:
             errors.append(f"{marker}: unknown field {marker.field!r} (allowed: {', '.join(FIELDS)}, or none for all three)")
             continue
@@ -230,18 +240,11 @@ def check(root: Path, paths: list[Path] | None = None) -> list[str]:
         for marker, same in markers:
             if not same:
                 missing = snapshots(marker.snapshot) is None
-                problems.append(f"{marker}: differs from {'the placeholder (no snapshot ' + marker.snapshot + ' exists)' if missing else 'its snapshot'}; "
-                                f"run {RENDERER}")
+                expected = f"the placeholder (no snapshot {marker.snapshot} exists)" if missing else "its snapshot"
+                problems.append(f"{marker}: differs from {expected}; run {RENDERER}")
     return problems
 
 
 def markers(root: Path, paths: list[Path] | None = None) -> list[Marker]:
     """Every well-formed marker of the files (default: docs/*.md)."""
-    found = []
-    for path in markdown_files(root, paths):
-        text, doc = _without_code(path.read_text()), _name(path, root)
-        found += [Marker(doc, _line(text, match.start()), match["path"], headline_only=bool(match["form"]))
-                  for match in BLOCK.finditer(text)]
-        found += [Marker(doc, _line(text, match.start()), match["path"], match["claim"], match["field"])
-                  for match in INLINE.finditer(text)]
-    return sorted(found, key=lambda marker: (marker.doc, marker.line))
+    return [marker for path in markdown_files(root, paths) for marker, _ in _found(path.read_text(), _name(path, root))[0]]
