@@ -37,6 +37,23 @@ def particle_flow_table(block: dict) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def flow_replicates_table(block: dict) -> pd.DataFrame:
+    """The particle-flow figure's flow again from each of `replicate_seeds` (one context of `tokens` noisy
+    tokens per seed, the figure's prior, noise, β's and step sizes), the particles at L* only: columns seed,
+    beta, depth, particle, position. The claims count their clusters, so that no verdict rests on one draw."""
+    prior = mixture(block["centres"])
+    rows = []
+    for seed in block["replicate_seeds"]:
+        _, noisy = noisy_contexts(prior, 1, block["tokens"], block["sigma_z_sq"], seed)
+        for beta in block["betas"]:
+            eta = step_size(beta, block["sigma_z_sq"], block["layers_per_T_star"])
+            ((depth, particles),) = particle_flow(noisy, beta, eta, [block["layers_per_T_star"]])
+            positions = particles[0, :, 0].double().numpy()
+            rows.append(pd.DataFrame({"seed": seed, "beta": beta, "depth": depth, "particle": np.arange(len(positions)),
+                                      "position": positions}))
+    return pd.concat(rows, ignore_index=True)
+
+
 def variance_table(block: dict) -> pd.DataFrame:
     """Particles from a point mass at 0 (so the noisy tokens are N(0, σ²)): columns beta, eta, seed,
     depth, tau, variance (of the particles), clusters, ode (dv/dτ = −2v/(v + 1/β)), infinite_beta (σ² − 2τ), t_star."""

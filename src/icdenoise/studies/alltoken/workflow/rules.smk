@@ -33,6 +33,14 @@ job_rule(
 )
 
 job_rule(
+    "simulate_alltoken_flow_replicates",
+    "The particle flow again from each replicate seed, the particles at L* only (the cluster claims over seeds).",
+    "scripts/simulate_alltoken_flow_replicates.py",
+    "<results>/alltoken/flow_replicates.parquet",
+    params=dict(block=canonical(ALLTOKEN["particle_flow"])),
+)
+
+job_rule(
     "simulate_alltoken_variance",
     "The particles' variance against τ = ℓη/β, with the β → ∞ line and the finite-β ODE.",
     "scripts/simulate_alltoken_variance.py",
@@ -141,6 +149,7 @@ ledger_rule(
     dict(
         before_after=rules.simulate_alltoken_before_after.output.estimates,
         flow=rules.simulate_alltoken_particle_flow.output[0],
+        flow_replicates=rules.simulate_alltoken_flow_replicates.output[0],
         variance=rules.simulate_alltoken_variance.output[0],
         gaussian=rules.simulate_alltoken_gaussian.output.table,
         gaussian_trend=rules.simulate_alltoken_gaussian.output.trend,

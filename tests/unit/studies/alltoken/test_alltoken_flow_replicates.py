@@ -1,0 +1,53 @@
+"""The particle flow from several seeds and the cluster claim over them: the replicate table is the figure's
+flow at L*, and the claim's verdict is the mean over seeds with its interval, not one draw's."""
+
+import numpy as np
+import pandas as pd
+
+from icdenoise.records.claims import ledger
+from icdenoise.studies.alltoken.claims import CLAIMS, massive_clusters
+from icdenoise.studies.alltoken.flow import flow_replicates_table, particle_flow_table
+
+BLOCK = {"centres": [[-2.0], [2.0]], "sigma_z_sq": 0.49, "tokens": 30, "betas": [1.0, 20.0], "layers_per_T_star": 8,
+         "max_depth": 8, "cluster_gap": 0.1, "seed": 11, "replicate_seeds": [11, 12]}
+SPEC = {"beta": 20.0, "cluster_gap": 0.1, "mass_floor": 0.05, "paper_value": 3.0, "comparison": "at_least", "tolerance": 0.0,
+        "tolerance_reason": "three clusters or more", "inconclusive": ["interval", "smaller_beta"]}
+
+
+def test_a_replicate_from_the_figures_seed_is_the_figures_flow_at_l_star():
+    replicates = flow_replicates_table(BLOCK)
+    figure = particle_flow_table(BLOCK)
+    for beta in BLOCK["betas"]:
+        ours = replicates[(replicates["seed"] == 11) & (replicates["beta"] == beta)]["position"].to_numpy()
+        theirs = figure[(figure["beta"] == beta) & (figure["depth"] == 8)]["position"].to_numpy()
+        np.testing.assert_array_equal(ours, theirs)
+    other = replicates[(replicates["seed"] == 12) & (replicates["beta"] == 20.0)]["position"].to_numpy()
+    assert not np.array_equal(other, replicates[(replicates["seed"] == 11) & (replicates["beta"] == 20.0)]["position"].to_numpy())
+    assert set(replicates["depth"]) == {8}
+
+
+def _flows(counts: dict[float, list[int]]) -> pd.DataFrame:
+    """Replicate flows whose particles at L* form `counts[β][i]` equal clusters, 2 apart, for seed i."""
+    rows = []
+    for beta, per_seed in counts.items():
+        for seed, clusters in enumerate(per_seed):
+            positions = np.repeat(2.0 * np.arange(clusters), 60 // clusters)
+            rows.append(pd.DataFrame({"seed": seed, "beta": beta, "depth": 40, "particle": np.arange(len(positions)),
+                                      "position": positions}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _verdict(counts):
+    table = ledger({"flow_beta20_premature_clusters_over_seeds": CLAIMS["flow_beta20_premature_clusters_over_seeds"]},
+                   {"flow_replicates": _flows(counts)}, {"flow_beta20_premature_clusters_over_seeds": SPEC})
+    return table.loc[0, "verdict"], table.loc[0, "ours_mean"], table.loc[0, "why_inconclusive"]
+
+
+def test_the_claim_is_decided_by_the_seeds_mean_and_its_interval():
+    assert massive_clusters(np.repeat([0.0, 2.0, 4.0], 20), 0.1, 0.05) == 3
+    assert _verdict({1.0: [2, 2, 2, 2], 20.0: [4, 5, 4, 5]})[:2] == ("PASS", 4.5)
+    assert _verdict({1.0: [1, 1, 1, 1], 20.0: [2, 2, 2, 2]})[:2] == ("FAIL", 2.0)
+    verdict, mean, why = _verdict({1.0: [1, 1, 1, 1], 20.0: [6, 2, 2, 2]})  # one seed with clusters: mean 3, wide interval
+    assert verdict == "INCONCLUSIVE" and mean == 3.0 and "interval" in why
+    verdict, _, why = _verdict({1.0: [5, 5, 5, 5], 20.0: [4, 5, 4, 5]})
+    assert verdict == "INCONCLUSIVE" and "smaller β" in why
