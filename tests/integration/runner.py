@@ -22,12 +22,13 @@ EXPERIMENT_CONFIGS = ["config/smoke.yaml", "compare.yaml"]  # the smoke run set 
 
 
 def snakemake(workdir: Path, *args: str, configfile: str | list[str] = "config/smoke.yaml", cores: tuple[str, ...] = ("--cores", "2"),
-              timeout: int = 900) -> subprocess.CompletedProcess:
-    """`snakemake` in `workdir` with `configfile` (one file, or several merged in order) over config/config.yaml."""
+              timeout: int = 900, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`snakemake` in `workdir` with `configfile` (one file, or several merged in order) over config/config.yaml;
+    `env`, when given, is its whole environment."""
     configfiles = [configfile] if isinstance(configfile, str) else configfile
     return subprocess.run(
         [SNAKEMAKE, *args, *cores, "--configfile", *configfiles],  # --configfile last: it takes several values
-        cwd=workdir, capture_output=True, text=True, timeout=timeout,
+        cwd=workdir, capture_output=True, text=True, timeout=timeout, env=env,
     )
 
 

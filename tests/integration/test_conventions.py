@@ -52,7 +52,7 @@ def quoted_commands(repo: Path) -> list[tuple[str, str]]:
     found = []
     for path in [repo / "README.md", *sorted((repo / "docs").glob("*.md"))]:
         for line in path.read_text().splitlines():
-            for command in re.findall(r"(?:^|`|\$ |\s)((?:\.venv/bin/)?snakemake [^`#\n]*)", line):
+            for command in re.findall(r"(?:^|`|\$ |\s)((?:\.venv(?:-slurm)?/bin/)?snakemake [^`#\n]*)", line):
                 found.append((path.name, command.strip()))
     return found
 

@@ -56,4 +56,4 @@ def stalled_slurm_warning() -> str | None:
         return None
     return ("the SLURM executor plugin is installed but no SLURM controller answers: every snakemake call "
             "waits about 9 s for `scontrol show config`; start scripts/slurm/start_local_cluster.sh or use a venv "
-            "without the [slurm] extra")
+            "without the [slurm] extra (docs/cluster.md keeps it in .venv-slurm)")
