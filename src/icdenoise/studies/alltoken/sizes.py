@@ -29,6 +29,7 @@ def scores_job(wildcards: dict, config: dict) -> JobEstimate:
 SIZES: dict[str, SizeModel] = {
     "evaluate_alltoken_mse": mse_job,
     "score_alltoken_denoisers": scores_job,
-    **dict.fromkeys(("simulate_alltoken_before_after", "simulate_alltoken_particle_flow", "simulate_alltoken_variance",
+    **dict.fromkeys(("simulate_alltoken_before_after", "simulate_alltoken_particle_flow", "simulate_alltoken_flow_replicates",
+                     "simulate_alltoken_variance",
                      "simulate_alltoken_gaussian", "evaluate_alltoken_learned_depth", "scan_alltoken_cross_bandwidth"), light),
 }
