@@ -4,11 +4,13 @@
 # Shared stages first, then the rules of every study the config's `studies` block names, then the
 # leaderboard and the targets.
 
-from icdenoise.pipeline.config import load_yaml
+from icdenoise.pipeline.config import config_errors_end_the_run, load_yaml
 
 # A YAML error names the file and line (Snakemake's own message names neither); the base config also names the
-# run that writes at the top of the working directory (icdenoise.pipeline.named_runs).
-BASE_CONFIG = load_yaml("config/config.yaml")
+# run that writes at the top of the working directory (icdenoise.pipeline.named_runs). A config error is shown
+# as its message alone, without a traceback.
+with config_errors_end_the_run():
+    BASE_CONFIG = load_yaml("config/config.yaml")
 
 
 configfile: "config/config.yaml"

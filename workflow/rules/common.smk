@@ -10,7 +10,7 @@ from snakemake.logging import logger
 
 from icdenoise.pipeline import warmstart
 from icdenoise.pipeline.codedeps import import_groups, imported_modules, track_package, use_disk_cache
-from icdenoise.pipeline.config import all_runs, config_sources, validate_config
+from icdenoise.pipeline.config import ConfigFiles, all_runs, config_errors_end_the_run, config_sources, validate_config
 from icdenoise.pipeline.named_runs import (
     path_variables,
     run_prefix,
@@ -27,12 +27,15 @@ from icdenoise.pipeline.user_models import is_user_class, module_file
 WORKFLOW = Path(workflow.basedir) / "workflow"
 # The pre-registered claim definitions, relative to the working directory: a copied workflow keeps its ledgers.
 CLAIMS_LOCK = os.path.relpath(Path(workflow.basedir) / "config" / "claims.lock")
-STUDIES = validate_config(  # name → icdenoise.pipeline.registry.Study, in the config's order
-    config,
-    WORKFLOW / "schemas",
-    local_execution=workflow.local_exec,
-    available_mb=machine_memory_mb() if workflow.local_exec else None,
-)
+CONFIG_FILES = ["config/config.yaml", *workflow.overwrite_configfiles]  # merged in this order, then --config
+with config_errors_end_the_run():  # every problem, each under the file that sets its key; no traceback
+    STUDIES = validate_config(  # name → icdenoise.pipeline.registry.Study, in the config's order
+        config,
+        WORKFLOW / "schemas",
+        local_execution=workflow.local_exec,
+        available_mb=machine_memory_mb() if workflow.local_exec else None,
+        sources=ConfigFiles(CONFIG_FILES, workflow.config_settings.config),
+    )
 
 # This run's folders: <results>, <figures>, <logs> and <benchmarks> in every rule's paths (pipeline.named_runs).
 RUN_NAME = config["run"]["name"]
@@ -101,9 +104,8 @@ def modules_in_start_order():
     return [JOB_MODULES[name] for name in dict.fromkeys(name for *_, name in jobs) if name in JOB_MODULES]
 
 
-CONFIG_SOURCES = config_sources(  # named by the ledgers and the report, in merge order, with the run's name
-    ["config/config.yaml", *workflow.overwrite_configfiles], config, Path.cwd()
-)
+# The run's name and its config files, in merge order: named by the ledgers and the report.
+CONFIG_SOURCES = config_sources(CONFIG_FILES, config, Path.cwd())
 CASES = list(config["cases"])  # the configured cases, in config order
 # derived case → its sweep point (icdenoise.pipeline.sweeps): trained like a configured case
 POINTS = sweep_points(config)

@@ -3,7 +3,7 @@
 
 import sys
 
-from icdenoise.pipeline.config import ConfigError, built_config_problems
+from icdenoise.pipeline.config import ConfigError, built_config_problems, config_errors_end_the_run
 from icdenoise.pipeline.report import write_front_page
 
 for study, targets in STUDY_TARGETS.items():
@@ -21,8 +21,9 @@ if any(argument == "--report" or argument.startswith("--report=") for argument i
     REPORTED_TABLES = [workflow.pathvars.apply(table) for table in REPORTED_TABLES]  # <results>/… → this run's path
     problems = built_config_problems(REPORTED_TABLES, CONFIG_SOURCES["merged_sha256"])
     if problems:
-        raise ConfigError(
-            "the report would caption tables built from another config:\n" + "\n".join(f"  - {p}" for p in problems)
-        )
+        with config_errors_end_the_run():
+            raise ConfigError(
+                "the report would caption tables built from another config:\n" + "\n".join(f"  - {p}" for p in problems)
+            )
 
     report: str(write_front_page(STUDIES, CONFIG_SOURCES, REPORTED_TABLES))

@@ -3,18 +3,26 @@
 The schema is `workflow/schemas/config.schema.yaml` (the shared blocks and ``studies``) plus, for each
 study the config's ``studies`` block names, its ``workflow/schema.yaml`` (icdenoise.pipeline.registry),
 inserted as the property named after the study. `validate_config` reports every problem at once, each
-naming the offending key by its dotted path and saying what is allowed: the ``studies`` block, then
-non-finite numbers, the schema's problems (integers must be integers: 4.0 is refused), a user's model
-classes (icdenoise.pipeline.user_models), the cross-key checks of the shared blocks, of every study and of
-the sweeps' keys, every sweep point's settings (icdenoise.pipeline.sweeps), the device, and a pre-flight
-estimate of the largest job's memory. It returns the loaded studies.
+naming the offending key by its dotted path and saying what is allowed (for a misspelt key or value, the
+nearest allowed name: "did you mean epochs?") and, given the config files merged (`ConfigFiles`), grouped
+under the file that sets the key. In order: the ``studies`` block, then non-finite numbers, the schema's
+problems (integers must be integers: 4.0 is refused), a user's model classes (icdenoise.pipeline.user_models),
+the cross-key checks of the shared blocks, of every study and of the sweeps' keys, every sweep point's
+settings (icdenoise.pipeline.sweeps), the device, and a pre-flight estimate of the largest job's memory. It
+returns the loaded studies. In the workflow, `config_errors_end_the_run` shows a ConfigError as its message
+alone, without a traceback.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
+import re
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jsonschema
@@ -129,14 +137,71 @@ def nonfinite_problems(node, path: tuple = ()) -> list[str]:
     return []
 
 
-def schema_problems(config: dict, schema: dict) -> list[str]:
-    validator = VALIDATOR(schema)
-    problems = []
+# How alike (difflib's ratio) a misspelt name and the allowed one it suggests must be: epocks ~ epochs is 0.83,
+# n_promts ~ n_prompts 0.94, while tpu ~ cpu (0.67) and learning_rate ~ lr_decay_at (0.5) suggest nothing.
+SUGGESTION_CUTOFF = 0.7
+
+
+def nearest(name, allowed) -> str | None:
+    """The allowed name closest to `name` (a misspelling of it), or None when none is close."""
+    matches = difflib.get_close_matches(str(name), [str(option) for option in allowed], n=1, cutoff=SUGGESTION_CUTOFF)
+    return matches[0] if matches else None
+
+
+def _unknown_names(error: jsonschema.ValidationError, defs: dict) -> tuple[list[str], list[str]]:
+    """The names an error refuses and the names allowed in their place: the unknown keys of an object
+    (additionalProperties, unevaluatedProperties), a key outside its enum (propertyNames: a study's claim
+    ids) or a value outside its enum; ([], []) for any other error."""
+    if error.schema is False or not isinstance(error.schema, dict):
+        return [], []
+    if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
+        allowed = list(resolve_ref(error.schema, defs).get("properties", {}))
+        return [str(key) for key in error.instance if key not in allowed], allowed
+    if error.validator == "enum" and isinstance(error.instance, str):
+        return [error.instance], list(error.schema["enum"])
+    return [], []
+
+
+def _suggestion(unknown: list[str], allowed: list[str]) -> str:
+    """'did you mean epochs?' for each unknown name close to an allowed one ('' when none is)."""
+    close = {name: nearest(name, allowed) for name in unknown}
+    close = {name: match for name, match in close.items() if match is not None}
+    if not close:
+        return ""
+    if len(unknown) == 1:
+        return f"did you mean {next(iter(close.values()))}?"
+    return "did you mean " + " and ".join(f"{match} (for {name})" for name, match in close.items()) + "?"
+
+
+def _is_key_error(error: jsonschema.ValidationError) -> bool:
+    """The error is about a key's name (propertyNames), not its value: its instance is the key."""
+    return "propertyNames" in error.schema_path
+
+
+def schema_findings(config: dict, schema: dict) -> list[tuple[str, tuple]]:
+    """Each schema problem of `config` with the path of the key it is about: the unknown key itself for an
+    object's unknown key or a key outside its enum (so that its config file can be named)."""
+    validator, defs = VALIDATOR(schema), schema.get("$defs", {})
+    findings = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
-        key = _dotted(error.absolute_path)
-        allowed = _allowed(error, schema.get("$defs", {}))
-        problems.append(f"{key}: {error.message}" + (f" ({allowed})" if allowed else ""))
-    return problems
+        path = tuple(error.absolute_path)
+        unknown, allowed_names = _unknown_names(error, defs)
+        allowed = _allowed(error, defs)
+        suggestion = _suggestion(unknown, allowed_names)
+        text = f"{_dotted(path)}: {error.message}" + (f"; {suggestion}" if suggestion else "")
+        text += f" ({allowed})" if allowed else ""
+        if error.validator in ("additionalProperties", "unevaluatedProperties") and unknown:
+            path = (*path, unknown[0])
+        elif _is_key_error(error):
+            path = (*path, error.instance)
+        findings.append((text, path))
+    return findings
+
+
+def schema_problems(config: dict, schema: dict) -> list[str]:
+    """Every problem the schema finds in `config`, each naming its key by its dotted path and saying what is
+    allowed there (and the nearest allowed name, for a misspelt key or value)."""
+    return [text for text, _ in schema_findings(config, schema)]
 
 
 def all_runs(config: dict, studies: dict[str, Study]) -> set[Run]:
@@ -286,29 +351,103 @@ def memory_problems(config: dict, studies: dict[str, Study], available_mb: float
             "(allowed: fewer prompts, a shorter L or a smaller n, or execution.evaluation.chunk_size for the evaluations)"]
 
 
-def registered_studies(config: dict, schema: dict) -> dict[str, Study]:
+def _shown(path: str | Path, workdir: Path) -> str:
+    """A config file's path as a message names it: relative to `workdir` when it lies inside."""
+    path, workdir = Path(path), workdir.resolve()
+    return str(path.resolve().relative_to(workdir) if path.resolve().is_relative_to(workdir) else path)
+
+
+def _sets(layer, path: Sequence) -> bool:
+    """`layer` (one config file's content) sets the key at `path`: it holds every step of it, or a value
+    that is not a mapping (a list, or a scalar) on the way, which the merge takes whole."""
+    node = layer
+    for part in path:
+        if not isinstance(node, Mapping):
+            return True
+        if part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+@dataclass(frozen=True)
+class ConfigFiles:
+    """Where a merged config came from: its files in merge order (config/config.yaml first, then each
+    ``--configfile``) and the command line's ``--config`` values merged last. A problem's key is named by
+    the last of them that sets it; they are read only when there is a problem to name."""
+
+    files: Sequence[str | Path]
+    overrides: Mapping = field(default_factory=dict)
+    workdir: Path = field(default_factory=Path.cwd)
+
+    def layers(self) -> dict[str, Mapping]:
+        """Name (the file's path, or --config) → what it sets, in merge order."""
+        layers = {_shown(path, self.workdir): load_yaml(path) or {} for path in self.files}
+        return {**layers, **({"--config": dict(self.overrides)} if self.overrides else {})}
+
+    @staticmethod
+    def origin(path: Sequence, layers: dict[str, Mapping]) -> str | None:
+        """The source that sets the key at `path`: of the longest part of the path that a source sets, the
+        last source that sets it; None when none sets even its first key."""
+        for length in range(len(path), 0, -1):
+            setting = [name for name, layer in layers.items() if _sets(layer, path[:length])]
+            if setting:
+                return setting[-1]
+        return None
+
+
+# The dotted key a problem starts with: "cases.linear.d: …", "sweeps.s at …".
+KEY_AT_START = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+def _invalid(problems: list[str], sources: ConfigFiles | None = None, paths: dict | None = None) -> ConfigError:
+    """The ConfigError listing every problem; with `sources`, grouped under the config file (or --config)
+    that sets each problem's key (its path in `paths`, else the dotted key it starts with): the source merged
+    last first (the file just given, usually the one being edited), config/config.yaml last, then the
+    problems of keys that no source sets (a missing key, a job's memory)."""
+    header = f"invalid configuration ({len(problems)} problem{'s' * (len(problems) > 1)}):"
+    if sources is None:
+        return ConfigError("\n".join([header, *(f"  - {problem}" for problem in problems)]))
+    layers, paths = sources.layers(), paths or {}
+    groups: dict[str | None, list[str]] = {name: [] for name in [*reversed(layers), None]}
+    for problem in problems:
+        start = KEY_AT_START.match(problem)
+        path = paths.get(problem) or (tuple(start.group().split(".")) if start else ())
+        groups[ConfigFiles.origin(path, layers)].append(problem)
+    lines = [header]
+    for name, listed in groups.items():
+        if listed:
+            lines.append(f"  in {name}:" if name is not None else "  in the merged config (set by no file):")
+            lines += [f"    - {problem}" for problem in listed]
+    return ConfigError("\n".join(lines))
+
+
+def registered_studies(config: dict, schema: dict, sources: ConfigFiles | None = None) -> dict[str, Study]:
     """The studies the config names, loaded; a malformed ``studies`` block (checked against its part of
-    the core `schema`) or a study that cannot be loaded is a ConfigError naming its key."""
+    the core `schema`) or a study that cannot be loaded is a ConfigError naming its key (and with `sources`,
+    the config file that sets it)."""
     part = {"type": "object", "required": ["studies"], "properties": {"studies": schema["properties"]["studies"]}}
-    problems = schema_problems({key: value for key, value in config.items() if key == "studies"}, part)
-    if not problems:
+    findings = schema_findings({key: value for key, value in config.items() if key == "studies"}, part)
+    if not findings:
         try:
             return load_studies(config["studies"])
         except RegistryError as error:
-            problems = [str(error)]
-    listing = "\n".join(f"  - {problem}" for problem in problems)
-    raise ConfigError(f"invalid configuration ({len(problems)} problem{'s' * (len(problems) > 1)}):\n{listing}")
+            findings = [(str(error), ())]
+    raise _invalid([text for text, _ in findings], sources, {text: path for text, path in findings if path})
 
 
 def validate_config(config: dict, schema_dir: str | Path, local_execution: bool = False,
-                    available_mb: float | None = None) -> dict[str, Study]:
+                    available_mb: float | None = None, sources: ConfigFiles | None = None) -> dict[str, Study]:
     """Raise ConfigError naming every bad key, or return the config's studies if `config` is valid.
 
     schema_dir: the folder of config.schema.yaml; local_execution: jobs run on this machine (check the
-    device); available_mb: this machine's memory (check the largest job against it)."""
-    studies = registered_studies(config, load_schema(schema_dir))
+    device); available_mb: this machine's memory (check the largest job against it); sources: the config
+    files merged into `config`, to name the file that sets each bad key."""
+    studies = registered_studies(config, load_schema(schema_dir), sources)
     schema = load_schema(schema_dir, studies)
-    problems = nonfinite_problems(config) + schema_problems(config, schema)
+    findings = schema_findings(config, schema)
+    paths = {text: path for text, path in findings}
+    problems = nonfinite_problems(config) + [text for text, _ in findings]
     if not problems:
         problems += class_problems(config)
     problems += relation_problems(config, studies)
@@ -320,9 +459,22 @@ def validate_config(config: dict, schema_dir: str | Path, local_execution: bool 
             problems += memory_problems(config, studies, available_mb)
     problems = list(dict.fromkeys(problems))
     if problems:
-        listing = "\n".join(f"  - {problem}" for problem in problems)
-        raise ConfigError(f"invalid configuration ({len(problems)} problem{'s' * (len(problems) > 1)}):\n{listing}")
+        raise _invalid(problems, sources, paths)
     return studies
+
+
+@contextmanager
+def config_errors_end_the_run():
+    """In the workflow's files: a ConfigError raised inside ends Snakemake with its message alone and exit
+    status 1. Raised through, Snakemake would follow it with the lines of the traceback through the
+    workflow's files and this package."""
+    try:
+        yield
+    except ConfigError as error:
+        from snakemake.logging import logger
+
+        logger.error(str(error))
+        raise SystemExit(1) from None
 
 
 def config_sources(configfiles, config: dict, workdir: Path) -> dict:
@@ -334,10 +486,9 @@ def config_sources(configfiles, config: dict, workdir: Path) -> dict:
 
     files, nothing = [], config_digest({})
     for path in map(Path, configfiles):
-        shown = path.resolve().relative_to(workdir.resolve()) if path.resolve().is_relative_to(workdir.resolve()) else path
         digest = config_digest(load_yaml(path) or {})
         if digest != nothing:
-            files.append({"file": str(shown), "sha256": digest})
+            files.append({"file": _shown(path, workdir), "sha256": digest})
     return {"run": config["run"]["name"], "files": files, "merged_sha256": config_digest(config)}
 
 

@@ -296,3 +296,93 @@ def test_the_config_sources_name_the_files_that_set_settings_and_leave_out_how_j
     (tmp_path / "lr.yaml").write_text("training: {lr: 0.02}\n")
     listed = config_sources(files("base.yaml", "lr.yaml"), config, tmp_path)["files"]
     assert [entry["file"] for entry in listed] == ["base.yaml", "lr.yaml"]
+
+
+MISSPELT = [
+    (lambda c: c["training"].update(epocks=3), "training: Additional properties are not allowed ('epocks' was unexpected); "
+     "did you mean epochs? (allowed keys: batch_size, epochs, lr"),
+    (lambda c: c["dataset"].update(n_promts=1000), "did you mean n_prompts?"),
+    (lambda c: c["cases"]["linear"].update(task="lineer"), "cases.linear.task: 'lineer' is not one of"),
+    (lambda c: c["cases"]["linear"].update(task="lineer"), "did you mean linear? (allowed values: linear, sphere, gmm"),
+    (lambda c: c["mssa"]["claims"]["fig4_delta02_on_theory_line"].update(tolerence=0.1), "did you mean tolerance?"),
+    (lambda c: c["onelayer"]["claims"].update(fig4a_power_lw={}), "onelayer.claims: 'fig4a_power_lw' is not one of"),
+    (lambda c: c["onelayer"]["claims"].update(fig4a_power_lw={}), "did you mean fig4a_power_law? (allowed values: "),
+    (lambda c: (c["training"].update(epocks=3), c["training"].update(lrr=0.1)), "did you mean epochs (for epocks) and lr (for lrr)?"),
+]
+
+
+@pytest.mark.parametrize("mutate,expected", MISSPELT, ids=[m[1][:40] for m in MISSPELT])
+def test_a_misspelt_key_or_value_gets_the_nearest_allowed_name(schema_dir, paper, mutate, expected):
+    config = copy.deepcopy(paper)
+    mutate(config)
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema_dir)
+    assert expected in str(error.value)
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda c: c["training"].update(banana=3),
+    lambda c: c["cases"]["linear"].update(task="torus"),
+    lambda c: c["execution"]["training"].update(device="tpu"),  # cpu is 0.67 alike: below the cutoff
+    lambda c: c["onelayer"]["claims"].update(made_up={}),
+])
+def test_a_far_off_key_or_value_gets_no_suggestion_but_the_allowed_names(schema_dir, paper, mutate):
+    config = copy.deepcopy(paper)
+    mutate(config)
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema_dir)
+    assert "did you mean" not in str(error.value) and "(allowed " in str(error.value)
+
+
+def test_each_problem_is_listed_under_the_file_that_sets_its_key(repo, schema_dir, paper, tmp_path):
+    """The last source in merge order that sets the key (config/config.yaml when only it does, the command
+    line's --config last); the file just given comes first."""
+    from icdenoise.pipeline.config import ConfigFiles
+
+    overlay = {"training": {"epocks": 3}, "cases": {"linear": {"task": "lineer"}}, "dataset": {"seed": 5}}
+    (tmp_path / "mine.yaml").write_text("training: {epocks: 3}\ncases:\n  linear: {task: lineer}\ndataset: {seed: 5}\n")
+    config = merged(merged(paper, overlay), {"evaluation": {"seed": 5}})
+    sources = ConfigFiles([repo / "config" / "config.yaml", tmp_path / "mine.yaml"], {"evaluation": {"seed": 5}}, workdir=repo)
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema_dir, sources=sources)
+    lines = str(error.value).splitlines()
+    assert lines[0] == "invalid configuration (5 problems):"
+    headers = [line for line in lines if not line.startswith("    - ")][1:]
+    assert headers == ["  in --config:", f"  in {tmp_path / 'mine.yaml'}:", "  in config/config.yaml:"]
+    under = {header: [] for header in headers}
+    for line in lines[1:]:
+        if line in under:
+            current = line
+        else:
+            under[current].append(line.split(":")[0].strip("- "))
+    assert under == {
+        "  in --config:": ["evaluation.seed"],  # equals dataset.seed: the key named is evaluation.seed
+        f"  in {tmp_path / 'mine.yaml'}:": ["cases.linear.task", "training"],
+        "  in config/config.yaml:": ["onelayer.fig4a.case", "onelayer.fig4b.case"],  # the cases' uses, set by the base only
+    }
+
+
+def test_a_key_no_file_sets_is_listed_last_and_the_files_are_read_only_on_a_problem(repo, schema_dir, paper, tmp_path):
+    from icdenoise.pipeline.config import ConfigFiles
+
+    missing = ConfigFiles([tmp_path / "never_written.yaml"], workdir=repo)
+    validate_config(paper, schema_dir, sources=missing)  # valid: the (missing) file is never read
+    config = {key: value for key, value in copy.deepcopy(paper).items() if key != "mssa"}
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema_dir, sources=ConfigFiles([repo / "config" / "config.yaml"], workdir=repo))
+    lines = str(error.value).splitlines()
+    assert len(lines) == 3 and lines[1] == "  in the merged config (set by no file):"
+    assert lines[2].startswith("    - <top level>: 'mssa' is a required property")
+
+
+def test_a_config_error_in_the_workflow_ends_the_run_with_its_message_alone(caplog):
+    from icdenoise.pipeline.config import config_errors_end_the_run
+
+    with pytest.raises(SystemExit) as ended, config_errors_end_the_run():
+        raise ConfigError("invalid configuration (1 problem):\n  - training.lr: bad")
+    assert ended.value.code == 1 and ended.value.__cause__ is None and ended.value.__suppress_context__
+    assert caplog.messages == ["invalid configuration (1 problem):\n  - training.lr: bad"]
+    with config_errors_end_the_run():  # nothing raised, nothing logged
+        pass
+    with pytest.raises(KeyError), config_errors_end_the_run():  # any other error is Snakemake's to show
+        raise KeyError("x")
