@@ -161,7 +161,8 @@ def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, defi
             "n_values": measurement.values.size, "interval_low": low, "interval_high": high,
             "interval_method": measurement.method,
             "exploratory": spec.get("exploratory", ""), "self_check": spec.get("self_check", ""),
-            "implied_by": spec.get("implied_by", ""), "no_verdict": spec.get("no_verdict", ""),
+            "implied_by": spec.get("implied_by", ""), "superseded_by": spec.get("superseded_by", ""),
+            "no_verdict": spec.get("no_verdict", ""),
             **_registration((definitions or {}).get(claim_id)),
         })
     return pd.DataFrame(rows)
@@ -218,12 +219,14 @@ def _flag(table: pd.DataFrame, column: str) -> pd.Series:
 def headline(table: pd.DataFrame) -> str:
     """How many of the source's claims pass, fail and cannot be decided, in three groups: registered and
     confirmatory (what one cites), registered but exploratory (a deciding setting chosen after a result was
-    seen), and not registered (icdenoise.records.registration); then, apart, the self-checks of our own code
-    and the claims counted with the claim that implies them."""
+    seen), and not registered (icdenoise.records.registration); then, apart, the measurements with no verdict,
+    our earlier readings superseded by a claim as the source states it, the self-checks of our own code and
+    the claims counted with the claim that implies them."""
     registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
     exploratory, own, implied = _flag(table, "exploratory"), _flag(table, "self_check"), _flag(table, "implied_by")
-    unjudged = table["verdict"].eq("MEASURED")
-    source = ~own & ~implied & ~unjudged
+    superseded = _flag(table, "superseded_by")
+    unjudged = table["verdict"].eq("MEASURED") & ~superseded
+    source = ~own & ~implied & ~unjudged & ~superseded
     parts = [f"{int(source.sum())} claims of the source."]
     for rows, label in ((source & registered & ~exploratory, "Registered, confirmatory"),
                         (source & registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
@@ -232,6 +235,8 @@ def headline(table: pd.DataFrame) -> str:
             parts.append(f"{label}: {_counts(table[rows])}.")
     if unjudged.any():
         parts.append(f"Measured with no verdict (the source gives no number to test): {int(unjudged.sum())}.")
+    if superseded.any():
+        parts.append(f"Our earlier readings of the source, superseded by a claim as the source states it: {_counts(table[superseded])}.")
     if own.any():
         parts.append(f"Self-checks of our own code, not reproductions: {_counts(table[own])}.")
     if implied.any():
@@ -251,10 +256,10 @@ def _ours(row) -> str:
 def conclusions(table: pd.DataFrame) -> list[str]:
     """What the ledger lets a reader conclude: the claims reproduced, those not, and those undecided, with why."""
     lines = ["## What we can and cannot conclude", ""]
-    own, implied = _flag(table, "self_check"), _flag(table, "implied_by")
+    own, implied, superseded = _flag(table, "self_check"), _flag(table, "implied_by"), _flag(table, "superseded_by")
     for name, label in (("PASS", "Reproduced"), ("FAIL", "Not reproduced"), ("INCONCLUSIVE", "Undecided by our measurement"),
                         ("MEASURED", "Measured, with no verdict (the source gives no number to test)")):
-        rows = table[(table["verdict"] == name) & ~own & ~implied]
+        rows = table[(table["verdict"] == name) & ~own & ~implied & ~superseded]
         if rows.empty:
             continue
         lines.append(f"- **{label}** ({len(rows)}):")
@@ -264,11 +269,13 @@ def conclusions(table: pd.DataFrame) -> list[str]:
                       "MEASURED": f": ours {row.ours_mean:.4g}; {row.tolerance_reason}"}[name]
             tag = " (exploratory)" if getattr(row, "exploratory", "") else ""
             lines.append(f"  - `{row.claim}`{tag}{markdown_cell(detail)}")
-    for rows, label in ((table[own], "Self-checks of our own code (not reproductions)"),
+    for rows, label in ((table[superseded], "Our earlier readings, superseded by a claim as the source states it"),
+                        (table[own], "Self-checks of our own code (not reproductions)"),
                         (table[implied], "Implied by another claim (counted there)")):
         if not rows.empty:
             lines.append(f"- **{label}** ({len(rows)}):")
             lines += [f"  - `{row.claim}`: {row.verdict}" + (f", implied by `{row.implied_by}`" if row.implied_by else "")
+                      + (f", superseded by `{row.superseded_by}`" if getattr(row, "superseded_by", "") else "")
                       for row in rows.itertuples()]
     return lines + [""]
 
@@ -300,6 +307,8 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
             shown += f" (self-check: {row.self_check})"
         if getattr(row, "implied_by", ""):
             shown += f" (implied by `{row.implied_by}`, counted there)"
+        if getattr(row, "superseded_by", ""):
+            shown += f" (our earlier reading, superseded by `{row.superseded_by}`)"
         paper = "—" if row.verdict == "MEASURED" else f"{row.paper_value:g}"
         lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {paper} | "
                      f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
@@ -322,9 +331,10 @@ def reference_problems(registry: dict[str, Claim], claims_config: dict, study_co
             if spec[key] not in listed:
                 problems.append(f"{prefix}.{claim_id}.{key}: {spec[key]!r} is not in {block}.{'cases' if key == 'case' else 'models'} "
                                 f"(allowed: {', '.join(listed)})")
-        if "implied_by" in spec and (spec["implied_by"] not in claims_config or spec["implied_by"] == claim_id):
-            problems.append(f"{prefix}.{claim_id}.implied_by: {spec['implied_by']!r} is not another configured claim of this "
-                            f"study (allowed: {', '.join(sorted(set(claims_config) - {claim_id}))})")
+        for key in ("implied_by", "superseded_by"):
+            if key in spec and (spec[key] not in claims_config or spec[key] == claim_id):
+                problems.append(f"{prefix}.{claim_id}.{key}: {spec[key]!r} is not another configured claim of this "
+                                f"study (allowed: {', '.join(sorted(set(claims_config) - {claim_id}))})")
         allowed = [INTERVAL_RULE, *registry[claim_id].rules]
         for rule in spec.get("inconclusive", []):
             if rule not in allowed:

@@ -68,7 +68,10 @@ class Marker:
 
 
 def bound(row) -> str:
-    """The paper's value with the comparison's tolerance, as a reader tests ours against it."""
+    """The paper's value with the comparison's tolerance, as a reader tests ours against it ('no verdict' for a
+    claim measured with none)."""
+    if row.verdict == "MEASURED":
+        return "no verdict"
     paper, tolerance = f"{row.paper_value:g}", f"{row.tolerance:g}"
     if row.comparison == "within_absolute":
         return f"{paper} ± {tolerance}"
@@ -90,9 +93,13 @@ def ours(row) -> str:
 
 def verdict(row) -> str:
     """The verdict as the ledger shows it, with why an undecided claim is undecided, and its marks."""
-    shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}"}[row.verdict]
+    shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}",
+             "MEASURED": "MEASURED (no verdict)"}[row.verdict]
+    superseded = getattr(row, "superseded_by", "")
     marks = [mark for mark, on in (("exploratory", row.exploratory), ("self-check", row.self_check),
-                                   (f"implied by `{row.implied_by}`", row.implied_by), ("not registered", not row.registered)) if on]
+                                   (f"implied by `{row.implied_by}`", row.implied_by),
+                                   (f"our earlier reading, superseded by `{superseded}`", superseded),
+                                   ("not registered", not row.registered)) if on]
     return shown + (f" ({'; '.join(marks)})" if marks else "")
 
 

@@ -40,7 +40,7 @@ from icdenoise.records.registration import LOCK, read_lock
 
 COLUMNS = (
     "claim", "verdict", "ours_mean", "interval_low", "interval_high", "n_values", "ours_min", "ours_max",
-    "paper_value", "comparison", "tolerance", "why_inconclusive", "exploratory", "self_check", "implied_by",
+    "paper_value", "comparison", "tolerance", "why_inconclusive", "exploratory", "self_check", "implied_by", "superseded_by",
     "registered", "registration", "defined_in", "built_from", "digest",
 )
 FLOATS = ("ours_mean", "interval_low", "interval_high", "ours_min", "ours_max", "paper_value", "tolerance")

@@ -153,12 +153,12 @@ BAD = [
      "not in fig3.cases"),
     (lambda c: c["onelayer"]["claims"]["fig8_linear_structure"].pop("model"), "onelayer.claims.fig8_linear_structure.model", "missing"),
     (lambda c: c["onelayer"]["claims"]["fig4a_power_law"].update(delta=0.2), "onelayer.claims.fig4a_power_law",
-     "allowed keys: case, comparison, exploratory, implied_by, inconclusive, model, no_verdict, paper_value, self_check, tolerance, tolerance_reason, versus"),
+     "allowed keys: case, comparison, exploratory, implied_by, inconclusive, model, no_verdict, paper_value, self_check, superseded_by, tolerance, tolerance_reason, versus"),
     (lambda c: c["mssa"]["claims"]["fig4_delta02_on_theory_line"].update(tolerence=0.1), "mssa.claims.fig4_delta02_on_theory_line",
      "allowed keys: architecture, band, comparison, delta, exploratory, implied_by, inconclusive, layers, no_verdict, paper_value, phi, plateau, "
-     "regression_task, self_check, tolerance, tolerance_reason, versus_architecture"),
+     "regression_task, self_check, superseded_by, tolerance, tolerance_reason, versus_architecture"),
     (lambda c: c["memory"]["claims"]["zipf_seen_n_exponent_a20"].update(case="gmm"), "memory.claims.zipf_seen_n_exponent_a20",
-     "allowed keys: comparison, exploratory, floor_factor, implied_by, inconclusive, no_verdict, paper_value, self_check, tolerance, "
+     "allowed keys: comparison, exploratory, floor_factor, implied_by, inconclusive, no_verdict, paper_value, self_check, superseded_by, tolerance, "
      "tolerance_reason"),
     (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].pop("tolerance_reason"), "alltoken.claims.fig4a_stage1_only_bar",
      "required keys: paper_value, comparison, tolerance, tolerance_reason, inconclusive"),

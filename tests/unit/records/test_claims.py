@@ -199,3 +199,19 @@ def test_a_claim_with_no_number_to_test_is_measured_with_no_verdict_and_counted_
             "gives no number to test): 1.") in text
     assert f"`fig3_linear_alpha_beta`: ours 0.301; {why}" in text
 
+
+
+def test_an_earlier_reading_superseded_by_the_claim_as_the_source_states_it_is_kept_and_counted_apart():
+    registered = {"defined_in": "abc1234", "built_from": "def5678 (clean)", "registered": True, "registration": "registered"}
+    rows = _fig3_rows([0.30, 0.302, 0.301])  # fails the test: the earlier reading's verdict stays in the ledger
+    spec = _spec(case="linear", model="linear", superseded_by="fig3_linear_alpha_beta_as_stated")
+    table = ledger(ONELAYER, {"fig3": rows}, {"fig3_linear_alpha_beta": spec}, {"fig3_linear_alpha_beta": registered})
+    assert table.loc[0, "verdict"] == "FAIL" and table.loc[0, "superseded_by"] == "fig3_linear_alpha_beta_as_stated"
+    text = markdown(table, "a study", "snakemake x", SOURCES)
+    assert ("0 claims of the source. Our earlier readings of the source, superseded by a claim as the source states it: "
+            "0 pass, 1 fail, 0 inconclusive.") in text
+    assert "**FAIL** (our earlier reading, superseded by `fig3_linear_alpha_beta_as_stated`)" in text
+    assert "- **Not reproduced**" not in text and "superseded by `fig3_linear_alpha_beta_as_stated`" in text.split("## What we")[1]
+    problems = reference_problems(ONELAYER, {"fig3_linear_alpha_beta": spec}, {"fig3": {"cases": ["linear"], "models": ["linear"]}},
+                                  "onelayer.claims")
+    assert any("superseded_by: 'fig3_linear_alpha_beta_as_stated' is not another configured claim" in p for p in problems)
