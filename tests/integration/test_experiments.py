@@ -8,6 +8,7 @@ from conftest import SECOND_RUN
 from runner import SMOKE, copy_workflow, merged_config, planned_jobs, planned_outputs, smoke_target, snakemake
 
 from icdenoise.records.artifacts import read_metadata
+from icdenoise.records.claims import VERDICTS
 
 pytestmark = pytest.mark.integration
 
@@ -93,7 +94,7 @@ def test_the_comparison_stacks_both_runs_leaderboards_and_verdicts(experiments_r
         board = pd.read_parquet(workdir / (SMOKE if run == "smoke" else SECOND) / "figures" / "leaderboard.parquet")
         rows = table[(table["run"] == run) & (table["kind"] == "leaderboard")]
         assert len(rows) == len(board) and set(rows["verdict"].dropna()) == set()
-        assert set(table.loc[(table["run"] == run) & (table["kind"] == "claim"), "verdict"]) <= {"PASS", "FAIL", "INCONCLUSIVE"}
+        assert set(table.loc[(table["run"] == run) & (table["kind"] == "claim"), "verdict"]) <= set(VERDICTS)
     text = (workdir / SMOKE / "figures" / "comparison.md").read_text()
     assert "| `smoke` | onelayer |" in text and "| `smoke_seed7` | onelayer |" in text
     assert (workdir / SMOKE / "figures" / "comparison.pdf").read_bytes().startswith(b"%PDF")

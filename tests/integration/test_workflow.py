@@ -22,6 +22,7 @@ from runner import (
 from icdenoise.pipeline.config import load_yaml, validate_config
 from icdenoise.pipeline.joblog import RUNS_IN
 from icdenoise.records.artifacts import read_metadata
+from icdenoise.records.claims import VERDICTS
 
 pytestmark = pytest.mark.integration
 
@@ -53,7 +54,7 @@ def test_every_figure_and_every_ledger_of_every_registered_study_is_built(smoke_
         assert set(ledger["claim"]) == set(config[name]["claims"]) <= set(study.claims)
         undecided = ledger["verdict"] == "INCONCLUSIVE"
         valueless = ledger[["ours_mean", "ours_min", "ours_max"]].isna().any(axis=1)
-        assert set(ledger["verdict"]) <= {"PASS", "FAIL", "INCONCLUSIVE"} and not (valueless & ~undecided).any()  # no value: undecided
+        assert set(ledger["verdict"]) <= set(VERDICTS) and not (valueless & ~undecided).any()  # no value: undecided
         assert (ledger.loc[undecided, "why_inconclusive"] != "").all() and (ledger.loc[~undecided, "why_inconclusive"] == "").all()
         assert ledger["defined_in"].str.len().gt(0).all()
         assert (smoke_run / text).read_text().count("\n| `") == len(config[name]["claims"])
