@@ -84,22 +84,15 @@ def device_config(device: str) -> str:
     return yaml.safe_dump(config)
 
 
-def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targets: list[str], rules: list[str],
-          gpus: int = 1, trained_only: bool = False) -> tuple[dict[str, float], Path]:
-    """Build `targets` in `workdir` on `device`, `gpus` jobs at a time on the GPU, in three stages: what the
-    training jobs of `rules` need (`--omit-from`), those training jobs (`--until`), and the rest (left out
-    when `trained_only`). Each stage's wall time, and the folder of the run built (its root)."""
-    shutil.copy(REPO / "Snakefile", workdir)
-    for folder in ("workflow", "config", "profiles"):
-        shutil.copytree(REPO / folder, workdir / folder)
+def run_stages(device: str, cores: int, workdir: Path, configfiles: list[Path], targets: list[str], gpus: int,
+               stages: dict[str, list[str]]) -> tuple[dict[str, float], Path]:
+    """Build `targets` in `workdir` on `device`, `gpus` jobs at a time on the GPU, one Snakemake call per stage
+    (its extra arguments): each stage's wall time, and the folder of the run built (its root)."""
     (workdir / "device.yaml").write_text(device_config(device))
     root = configured_root(workdir / "config" / "config.yaml", configfiles)
     command = [sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", str(cores), "--quiet",
                "--resources", f"gpu={gpus}", "--configfile", *map(str, configfiles), "device.yaml"]
-    stages = {"prepare": ["--omit-from", *rules], "train": ["--until", *rules], "rest": []}
     python_path = os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))
-    if trained_only:
-        del stages["rest"]
     walls = {}
     for stage, selection in stages.items():
         started = time.perf_counter()
@@ -110,26 +103,28 @@ def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targe
     return walls, workdir / root
 
 
+def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targets: list[str], rules: list[str],
+          gpus: int = 1, trained_only: bool = False) -> tuple[dict[str, float], Path]:
+    """Build `targets` in a fresh copy of the workflow in `workdir` (`run_stages`) in three stages: what the
+    training jobs of `rules` need (`--omit-from`), those training jobs (`--until`), and the rest (left out
+    when `trained_only`)."""
+    shutil.copy(REPO / "Snakefile", workdir)
+    for folder in ("workflow", "config", "profiles"):
+        shutil.copytree(REPO / folder, workdir / folder)
+    stages = {"prepare": ["--omit-from", *rules], "train": ["--until", *rules], "rest": []}
+    if trained_only:
+        del stages["rest"]
+    return run_stages(device, cores, workdir, configfiles, targets, gpus, stages)
+
+
 def rerun_on_device(device: str, cores: int, source: Path, workdir: Path, configfiles: list[Path], targets: list[str],
                     rules: list[str], gpus: int) -> tuple[dict[str, float], Path]:
     """A copy of the finished run in `source` in which every job of `rules` runs again on `device`
-    (`--forcerun`), `gpus` at a time on the GPU, then whatever reads their outputs: the other jobs' outputs
-    are the CPU's, so each difference downstream comes from the device's jobs. The two stages' wall times, and
-    the folder of the run (its root)."""
+    (`--forcerun`), then whatever reads their outputs (`run_stages`): the other jobs' outputs are the CPU's,
+    so each difference downstream comes from the device's jobs."""
     shutil.copytree(source, workdir, symlinks=True, dirs_exist_ok=True)
-    (workdir / "device.yaml").write_text(device_config(device))
-    root = configured_root(workdir / "config" / "config.yaml", configfiles)
-    command = [sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", str(cores), "--quiet",
-               "--resources", f"gpu={gpus}", "--configfile", *map(str, configfiles), "device.yaml"]
-    python_path = os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))
-    walls = {}
-    for stage, selection in {"train": ["--forcerun", *rules, "--until", *rules], "rest": []}.items():
-        started = time.perf_counter()
-        result = subprocess.run(command + selection, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": python_path})
-        if result.returncode != 0:
-            sys.exit(f"the {device} run failed in its {stage} stage:\n{result.stderr[-4000:]}")
-        walls[stage] = time.perf_counter() - started
-    return walls, workdir / root
+    return run_stages(device, cores, workdir, configfiles, targets, gpus,
+                      {"train": ["--forcerun", *rules, "--until", *rules], "rest": []})
 
 
 def verdict_agreement(cpu: Path, device: Path, label: str = "cuda") -> list[str]:
@@ -268,8 +263,8 @@ def main() -> None:
         (scratch / run).mkdir(parents=True)
         if run == "device" and args.studies:
             cpu_workdir = args.cpu_run if args.cpu_run else scratch / "cpu"
-            walls[run], runs[run] = rerun_on_device(device, args.cores, cpu_workdir, scratch / run, configfiles, targets, rules,
-                                                    args.study_gpus)
+            gpus = args.study_gpus
+            walls[run], runs[run] = rerun_on_device(device, args.cores, cpu_workdir, scratch / run, configfiles, targets, rules, gpus)
         else:
             walls[run], runs[run] = build(device, args.cores, scratch / run, configfiles, targets, rules, gpus, trained_only=run == "shared")
         print(f"{run} ({device}, {gpus} GPU job(s) at a time): " + ", ".join(f"{stage} {wall:.1f} s" for stage, wall in walls[run].items())
