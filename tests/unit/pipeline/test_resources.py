@@ -80,6 +80,21 @@ def test_training_time_grows_with_epochs_seeds_and_context_length():
     assert costlier.seconds > 2 * base.seconds - 20
 
 
+def test_the_gaussian_check_grows_with_its_draws_and_counts_every_layer_it_flows(paper):
+    from icdenoise.studies.alltoken.sizes import KERNEL_SECONDS_PER_VALUE, gaussian_job
+
+    block = paper["alltoken"]["gaussian"]
+    seeds = len(block["seeds"])
+    # by hand at the paper's block: the figure's flow to 2 T_β at β = 5 (T_β = 1.25, η = 0.05: 50 layers) and the
+    # trend's to T_β at β = 2, 5, 10, 20 (5β layers: 10 + 25 + 50 + 100), each layer 4000² kernel values, per seed
+    assert (block["beta"], block["eta"], block["tokens"], block["trend_betas"]) == (5.0, 0.05, 4000, [2.0, 5.0, 10.0, 20.0])
+    kernel_seconds = seeds * 4000**2 * (50 + 185) * KERNEL_SECONDS_PER_VALUE
+    assert gaussian_job({}, paper).seconds - gaussian_job({}, {"alltoken": {"gaussian": {**block, "seeds": []}}}).seconds == (
+        pytest.approx(kernel_seconds))
+    doubled = gaussian_job({}, {"alltoken": {"gaussian": {**block, "seeds": [*block["seeds"], *range(100, 100 + seeds)]}}})
+    assert doubled.seconds - gaussian_job({}, paper).seconds == pytest.approx(kernel_seconds)
+
+
 def test_every_architecture_has_a_training_cost():
     assert set(TRAINING_SECONDS_PER_WORK) == set(DENOISES)
 

@@ -56,6 +56,34 @@ def _largest_gap_increase(frames: Frames, spec: dict) -> Measurement:
     return Measurement(np.array([np.diff(gap.to_numpy()).max()]), _quantiles(draws), "parametric bootstrap over the contexts")
 
 
+def _paired_gaps_to_bayes(frames: Frames) -> pd.Series:
+    """Per (N, context), at the bars' depth L: (two-stage MSE − Bayes MSE) / Bayes MSE, both on that context's
+    tokens (the estimators share their contexts)."""
+    table = frames["mse_per_context"]
+    rows = table[table["depth"] == frames["mse_by_n"]["L"].iloc[0]]
+    mse = rows.pivot_table(index=["N", "context"], columns="estimator", values="mse_over_sigma2")
+    return (mse["two_stage"] - mse["bayes"]) / mse["bayes"]
+
+
+def _largest_paired_gap_increase(frames: Frames, spec: dict) -> Measurement:
+    """The largest change, from one N to the next larger, of the relative gap to Bayes measured paired: at each N
+    the mean over contexts of (two-stage MSE − Bayes MSE) / Bayes MSE on the same context's tokens; ≤ 0 when every
+    larger N closes the gap. The 95% interval is a parametric bootstrap: each N's mean of the paired gaps is drawn
+    from a t distribution with (contexts − 1) degrees of freedom around it, scaled by its standard error over the
+    contexts, and the largest step is taken per draw. Pairing removes the spread between contexts that the two
+    estimators share (what `fig4a_larger_n_closes_gap`'s unpaired bars keep); a resampling bootstrap is not used
+    because the 3 contexts at N = 8000 of the default run have only 10 distinct resamples. The draws at different
+    N are independent: the contexts of different N are different draws (context c of every N comes from
+    default_rng([seed, c]), so where they correlate positively this overstates the spread of a step)."""
+    gaps = _paired_gaps_to_bayes(frames).groupby(level="N")
+    means, sems, counts = gaps.mean().sort_index(), gaps.sem().sort_index(), gaps.size().sort_index()
+    rng = np.random.default_rng(0)
+    noise = rng.standard_t(np.maximum(counts.to_numpy() - 1, 1), (BOOTSTRAP_DRAWS, len(means)))
+    draws = means.to_numpy() + sems.to_numpy() * noise
+    return Measurement(np.array([np.diff(means.to_numpy()).max()]), _quantiles(np.diff(draws, axis=1).max(axis=1)),
+                       f"parametric bootstrap of the paired per-context gaps over {counts.min()}-{counts.max()} contexts per N")
+
+
 def _estimate_at(frames: Frames, depth_key: str) -> np.ndarray:
     table = frames["before_after"]
     depth = table["depth"].min() if depth_key == "first" else table["depth"].max()
@@ -213,6 +241,10 @@ CLAIMS: dict[str, Claim] = {
                                         "(ours: two-stage MSE / Bayes MSE)", _two_stage_over_bayes),
     "fig4a_larger_n_closes_gap": Claim("Fig. 4(a) text", "More context length N consistently closes the gap to Bayes (ours: the largest "
                                        "increase of the relative gap from one N to the next)", _largest_gap_increase),
+    "fig4a_larger_n_closes_gap_paired": Claim("Fig. 4(a) text", "More context length N consistently closes the gap to Bayes (ours: "
+                                              "the largest increase from one N to the next of the relative gap, per "
+                                              "context (two-stage − Bayes MSE) / Bayes MSE on the shared contexts, "
+                                              "averaged over the contexts)", _largest_paired_gap_increase),
     "fig1_depth0_near_center": Claim("first figure", "Without Stage 1 (L = 0) the estimate for the query near +1.4 lands near the "
                                      "center (ours: x̂* over draws)", lambda frames, spec: _estimate_at(frames, "first")),
     "fig1_depth40_near_plus_two": Claim("first figure", "After 40 self-attention steps the query is denoised to x̂* ≈ +2 (ours: x̂* over draws)",

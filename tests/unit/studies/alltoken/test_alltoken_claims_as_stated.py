@@ -1,8 +1,9 @@
 """The all-token claims as the explainer states them (docs/claims_as_stated.md), against independent
 computations: the first figure's x̂* with the query among the particles and apart from them (a naive float64
-flow in NumPy), and the paired gap of the two-stage estimator to Stage 2 alone over Fig. 4(a)'s shared contexts
+flow in NumPy), the paired gap of the two-stage estimator to Stage 2 alone over Fig. 4(a)'s shared contexts
 (scipy's one-sample t-interval of the per-context differences, and the per-context MSEs recomputed from the
-estimates)."""
+estimates), and the paired gap to Bayes across N (the per-N means of per-context gaps by hand, the interval of one
+step against the normal interval of a difference of two independent means)."""
 
 import numpy as np
 import pandas as pd
@@ -123,3 +124,81 @@ def test_the_paired_gap_reads_the_tables_the_pipeline_writes():
     error = lambda estimate: ((np.asarray(estimate, dtype=float) - prompts.target) ** 2).mean(axis=(1, 2))  # noqa: E731
     expected = (error(estimates["two_stage"]) - error(estimates["stage2_only"])) / error(bayes)
     np.testing.assert_allclose(measurement.values, expected, rtol=1e-5)
+
+
+def _gap_tables(bayes_by_n: dict, gap_by_n: dict, depth=200):
+    """Per-context MSEs at each N (two-stage = Bayes × (1 + that context's gap)), beside another depth the measure
+    must ignore, with the bars that summarise writes from them."""
+    rows = []
+    for tokens, bayes in bayes_by_n.items():
+        two_stage = bayes * (1 + gap_by_n[tokens])
+        for at_depth, scale in ((depth, 1.0), (depth + 10, 3.0)):
+            for name, values in (("two_stage", two_stage * scale), ("bayes", bayes), ("stage2_only", 2 * bayes), ("stage1_only", 3 * bayes)):
+                rows += [{"N": tokens, "context": c, "depth": at_depth, "estimator": name, "mse_over_sigma2": v}
+                         for c, v in enumerate(values)]
+    per_context = pd.DataFrame(rows).assign(beta=20.0, eta=0.025, sigma_z_sq=0.5, theory_depth=200.0)
+    bars, by_depth = summarise(per_context, depth)
+    return {"mse_per_context": per_context, "mse_by_n": bars, "mse_by_depth": by_depth}
+
+
+def test_the_paired_gap_to_bayes_steps_between_the_per_n_means_of_per_context_gaps():
+    rng = np.random.default_rng(3)
+    bayes = {50: rng.uniform(0.2, 0.6, 6), 200: rng.uniform(0.2, 0.6, 5), 8000: rng.uniform(0.2, 0.6, 3)}
+    gaps = {50: 0.30 + rng.normal(0, 0.01, 6), 200: 0.10 + rng.normal(0, 0.01, 5), 8000: 0.04 + rng.normal(0, 0.01, 3)}
+    frames = _gap_tables(bayes, gaps)
+    measurement = CLAIMS["fig4a_larger_n_closes_gap_paired"].measure(frames, {})
+    means = []  # by hand: per context, (two-stage − Bayes) / Bayes at the bars' depth, then the mean per N
+    for tokens in (50, 200, 8000):
+        table = frames["mse_per_context"]
+        at = table[(table["N"] == tokens) & (table["depth"] == 200)]
+        two = at[at["estimator"] == "two_stage"].sort_values("context")["mse_over_sigma2"].to_numpy()
+        ref = at[at["estimator"] == "bayes"].sort_values("context")["mse_over_sigma2"].to_numpy()
+        means.append(np.mean((two - ref) / ref))
+    assert measurement.values == pytest.approx([max(means[1] - means[0], means[2] - means[1])])
+    assert measurement.values[0] == pytest.approx(-0.06, abs=0.02)
+    assert measurement.interval[1] < 0 and "paired" in measurement.method  # paired, every step closes the gap
+    unpaired = CLAIMS["fig4a_larger_n_closes_gap"].measure(frames, {})  # the bars' ratio: the contexts' spread in Bayes MSE stays
+    assert unpaired.interval[0] < 0 < unpaired.interval[1]
+
+
+def test_the_paired_gap_interval_of_one_step_is_the_difference_of_two_independent_means():
+    rng = np.random.default_rng(4)
+    bayes = {200: rng.uniform(0.2, 0.6, 400), 1000: rng.uniform(0.2, 0.6, 300)}
+    gaps = {200: rng.normal(0.10, 0.05, 400), 1000: rng.normal(0.09, 0.04, 300)}
+    measurement = CLAIMS["fig4a_larger_n_closes_gap_paired"].measure(_gap_tables(bayes, gaps), {})
+    step = gaps[1000].mean() - gaps[200].mean()
+    half = stats.norm.ppf(0.975) * np.hypot(stats.sem(gaps[200]), stats.sem(gaps[1000]))  # hundreds of contexts: t ≈ normal
+    assert measurement.values == pytest.approx([step])
+    assert measurement.interval == pytest.approx((step - half, step + half), abs=0.06 * half)  # 4000 bootstrap draws
+
+
+def test_the_paired_gap_claim_is_judged_as_configured_and_supersedes_the_unpaired_one(repo):
+    config = yaml.safe_load((repo / "config" / "config.yaml").read_text())["alltoken"]["claims"]
+    spec = {"fig4a_larger_n_closes_gap_paired": config["fig4a_larger_n_closes_gap_paired"]}
+    assert config["fig4a_larger_n_closes_gap"]["superseded_by"] == "fig4a_larger_n_closes_gap_paired"
+    assert config["fig4a_larger_n_closes_gap_paired"]["exploratory"]  # the paired reading came after the unpaired result
+    rng = np.random.default_rng(5)
+    bayes = {50: rng.uniform(0.2, 0.6, 8), 1000: rng.uniform(0.2, 0.6, 4), 8000: rng.uniform(0.2, 0.6, 3)}
+    closing = {50: 0.3 + rng.normal(0, 0.01, 8), 1000: 0.1 + rng.normal(0, 0.01, 4), 8000: 0.03 + rng.normal(0, 0.01, 3)}
+    verdict = lambda gaps: ledger(CLAIMS, _gap_tables(bayes, gaps), spec).iloc[0]["verdict"]  # noqa: E731
+    assert verdict(closing) == "PASS"
+    assert verdict({**closing, 8000: 0.2 + rng.normal(0, 0.01, 3)}) == "FAIL"  # the last step reopens the gap
+    assert verdict({**closing, 8000: np.array([0.0, 0.2, 0.1])}) == "INCONCLUSIVE"  # three contexts far apart
+
+
+def test_the_paired_gap_to_bayes_reads_the_tables_the_pipeline_writes():
+    block = {"beta": 20.0, "eta": 0.05, "depth": 10, "max_depth": 20, "depth_step": 10, "seed": 6}
+    counts = {20: 4, 40: 3}
+    per_n = pd.concat([mse_by_depth(MIXTURE_CASE, block, tokens, contexts) for tokens, contexts in counts.items()], ignore_index=True)
+    bars, _ = summarise(per_n, block["depth"])
+    measurement = CLAIMS["fig4a_larger_n_closes_gap_paired"].measure({"mse_per_context": per_n, "mse_by_n": bars}, {})
+    case = make_case(MIXTURE_CASE)  # the same contexts, their MSEs recomputed from the estimates
+    means = []
+    for tokens, contexts in counts.items():
+        prompts = case.sample(contexts, tokens, block["seed"])
+        noisy = torch.as_tensor(prompts.context, dtype=DTYPE)
+        (_, particles), = particle_flow(noisy, block["beta"], block["eta"], [block["depth"]])
+        error = lambda estimate: ((np.asarray(estimate, dtype=float) - prompts.target) ** 2).mean(axis=(1, 2))  # noqa: E731
+        bayes = error(closed_form_denoisers(case)["oracle"].predict(prompts)[0])
+        means.append(np.mean((error(stage_estimates(noisy, particles, 0.5)["two_stage"]) - bayes) / bayes))
+    np.testing.assert_allclose(measurement.values, [means[1] - means[0]], rtol=1e-5, atol=1e-7)
