@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from icdenoise.maths.fits import loglog_slope_where_defined
-from icdenoise.records.claims import Claim, Frames, Measurement
+from icdenoise.records.claims import LEVEL, Claim, Frames, Measurement
 from icdenoise.studies.memory.planted_boundary import MIN_LENGTHS, boundary_slope, slope_above_floor
 
 
@@ -79,6 +79,25 @@ def _variance_over_exact(frames: Frames, spec: dict) -> np.ndarray:
 def _largest_variance_over_slides(frames: Frames, spec: dict) -> np.ndarray:
     """The largest simulated Var γ over the slides' n_y/d + (N − n_y)/d², over every grid point."""
     return np.array([frames["variance"]["over_slides"].max()])
+
+
+def _largest_variance_over_slides_with_interval(frames: Frames, spec: dict) -> Measurement:
+    """The largest simulated Var γ over the slides' n_y/d + (N − n_y)/d², over every grid point, with a 95%
+    interval for the largest true ratio: each of the K grid points gets the t-interval of its variance
+    (variance ± t · variance_se, t at 1 − 0.05/(2K) on draws − 1 degrees of freedom: Bonferroni over the K points,
+    so that all K intervals hold at once with probability ≥ 95%), divided by its slides' expression; when they all
+    hold, the largest true ratio lies between the largest lower end and the largest upper end."""
+    from scipy.stats import t  # imported here: config validation loads this module, and scipy.stats is slow
+
+    table = frames["variance"]
+    if not np.all(np.isfinite(table["variance_se"])):
+        raise ValueError("variance holds a grid point without a standard error (one draw): raise memory.variance.samples")
+    quantile = t.ppf(1 - (1 - LEVEL) / (2 * len(table)), table["draws"].to_numpy() - 1)
+    half = quantile * table["variance_se"].to_numpy() / table["slides_variance"].to_numpy()
+    ratio = table["over_slides"].to_numpy()
+    return Measurement(np.array([ratio.max()]), (float((ratio - half).max()), float((ratio + half).max())),
+                       f"largest lower and upper ends over the {len(table)} grid points' simultaneous (Bonferroni) "
+                       "95% t-intervals, from each variance's standard error over independent memories")
 
 
 def zipf_slope(estimator: str, against: str, quantity: str = "error"):
@@ -452,6 +471,10 @@ CLAIMS: dict[str, Claim] = {
     "gamma_mean": Claim("slide 9", "E[γ_{z,y}] = 1 for y = f*(z) (ours: simulated mean per grid point)", _gamma_means),
     "gamma_variance_bound": Claim("slide 9", "Var[γ_{z,y}] ≲ n_y/d + (N − n_y)/d² (ours: the largest simulated variance over "
                                   "that expression, over the grid)", _largest_variance_over_slides),
+    "gamma_variance_bound_with_interval": Claim("slide 9", "Var[γ_{z,y}] ≲ n_y/d + (N − n_y)/d² (ours: the largest simulated "
+                                                "variance over that expression, over the grid, with a simultaneous 95% "
+                                                "interval from each grid point's Monte-Carlo standard error)",
+                                                _largest_variance_over_slides_with_interval),
     "gamma_variance_exact": Claim("slide 9", "Var[γ_{z,y}] as computed exactly (docs/memory.md) - the check behind the '≲' (ours: "
                                   "simulated over exact variance, per grid point and output)", _variance_over_exact),
     **{f"{name}_a{suffix}": Claim(location, statement + f" at α = {alpha:g}", at_alpha(measure, alpha),

@@ -28,6 +28,10 @@ def problems(config: dict) -> list[str]:
         problems.append(f"memory.mlp.threshold: {mlp['threshold']} is at or below chance 1/M = {1 / mlp['outputs']:.3g} "
                         "(allowed: above 1/memory.mlp.outputs)")
     variance = study["variance"]
+    if variance["samples"] <= max(variance["stored"]):
+        problems.append(f"memory.variance.samples: {variance['samples']} gives one memory at N = {max(variance['stored'])} "
+                        "(allowed: more than the largest memory.variance.stored, so that every grid point draws at least 2 "
+                        "independent memories and its variance has a standard error)")
     for stored in variance["stored"]:
         for outputs in (outputs_for(name, stored, capacity["few_outputs"]) for name in variance["maps"] if name != "injective"):
             if stored % outputs:

@@ -48,8 +48,23 @@ def simulate_gamma(d: int, stored: int, outputs: int, draws: int, rng: torch.Gen
     return torch.stack(correct), torch.stack(wrong)
 
 
+def variance_standard_error(values: torch.Tensor) -> float:
+    """The standard error of the pooled sample variance of `values` (draws, N), the draws independent memories
+    and the N values of one draw correlated (they share its embeddings): each draw's mean squared deviation
+    from the pooled mean, v_j, is one independent observation, and the pooled variance is
+    n/(n − 1) · mean_j v_j (n = draws·N), so its standard error is n/(n − 1) · sd_j(v_j)/√draws (the delta
+    method, the pooled mean's own error being of second order). NaN for a single draw."""
+    draws = values.shape[0]
+    if draws < 2:
+        return float("nan")
+    total = values.numel()
+    per_draw = ((values - values.mean()) ** 2).mean(dim=1)
+    return float(total / (total - 1) * per_draw.std() / np.sqrt(draws))
+
+
 def variance_table(block: dict, few_outputs: int) -> pd.DataFrame:
     """One row per (map, d, N, output): the simulated mean and variance of γ pooled over draws and inputs,
+    with the variance's standard error over the `draws` independent memories (`variance_standard_error`),
     the slides' variance expression and the exact one. Maps: injective (M = N), binary (M = 2) and few
     (M = few_outputs, the capacity block's); N runs over block['stored'] (multiples of every M, so the maps are balanced)."""
     rows = []
@@ -64,11 +79,12 @@ def variance_table(block: dict, few_outputs: int) -> pd.DataFrame:
                 correct, wrong = simulate_gamma(d, stored, outputs, draws, rng)
                 n_y = stored // outputs
                 for output, values in (("correct", correct), ("wrong", wrong)):
-                    values = values.double().flatten()
+                    values = values.double()
                     is_correct = output == "correct"
                     rows.append({"map": map_name, "d": d, "stored": stored, "outputs": outputs, "output": output,
-                                 "n_y": n_y, "samples": values.numel(), "mean": float(values.mean()),
-                                 "variance": float(values.var()), "slides_variance": slides_variance(d, stored, n_y),
+                                 "n_y": n_y, "samples": values.numel(), "draws": draws, "mean": float(values.mean()),
+                                 "variance": float(values.flatten().var()), "variance_se": variance_standard_error(values),
+                                 "slides_variance": slides_variance(d, stored, n_y),
                                  "exact_variance": exact_variance(d, stored, n_y, is_correct),
                                  "expected_mean": 1.0 if is_correct else 0.0})
     table = pd.DataFrame(rows)

@@ -4,6 +4,7 @@ against autograd gradients of the population cross-entropy, the cross-talk varia
 with one independent memory per sample, and the argmax read-out against an explicit loop."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from scipy import stats
@@ -154,3 +155,47 @@ def test_the_exact_cross_talk_variance_matches_independent_memories(d, stored, o
         assert abs(sample - exact) < 4 * standard_error, (is_correct, sample, exact)
         assert abs(float(values.mean()) - float(is_correct)) < 4 * np.sqrt(sample / draws)
     assert crosstalk.slides_variance(d, stored, n_y) == pytest.approx(n_y / d + (stored - n_y) / d**2)
+
+
+@pytest.mark.parametrize("map_name, stored", [("injective", 8), ("binary", 16)])
+def test_the_variance_standard_error_is_the_spread_of_the_variance_over_independent_tables(map_name, stored):
+    """variance_se against the standard deviation of `variance` over 300 tables of independent seeds. In the binary
+    map the 8 inputs of one output share its u_y, so the values of one memory are correlated and an i.i.d. standard
+    error (√((m₄ − s⁴)/n)) would be too small; the per-memory one must not be."""
+    block = {"maps": [map_name], "ds": [8], "stored": [stored], "samples": 40 * stored}
+    tables = pd.concat([crosstalk.variance_table({**block, "seed": seed}, 16) for seed in range(300)])
+    for output, rows in tables.groupby("output"):
+        assert (rows["draws"] == 40).all()
+        spread, reported = rows["variance"].std(), rows["variance_se"].mean()
+        assert reported == pytest.approx(spread, rel=0.15), (output, reported, spread)
+
+
+def test_the_variance_standard_error_is_nan_for_one_memory():
+    assert np.isnan(crosstalk.variance_standard_error(torch.randn(1, 50, dtype=torch.float64)))
+    values = torch.tensor([[0.0, 2.0], [1.0, 1.0], [4.0, 0.0]], dtype=torch.float64)  # pooled mean 4/3
+    per_draw = np.array([(16 + 4) / 9 / 2, (1 + 1) / 9 / 2, (64 + 16) / 9 / 2])  # mean squared deviation per memory
+    assert crosstalk.variance_standard_error(values) == pytest.approx(6 / 5 * per_draw.std(ddof=1) / np.sqrt(3))
+
+
+def test_the_variance_bound_with_interval_takes_the_largest_ends_of_simultaneous_intervals():
+    from icdenoise.records.claims import ledger
+    from icdenoise.studies.memory.claims import CLAIMS
+
+    table = pd.DataFrame({"variance": [3.8, 3.0, 0.5], "variance_se": [0.02, 0.4, 0.01], "draws": [1250, 20, 79],
+                          "slides_variance": [1.0, 1.0, 0.25]})
+    table["over_slides"] = table["variance"] / table["slides_variance"]
+    measurement = CLAIMS["gamma_variance_bound_with_interval"].measure({"variance": table}, {})
+    # Bonferroni over 3 points: each two-sided interval at 1 − 0.05/3; the upper end comes from the second point
+    ends = [(v - stats.t.ppf(1 - 0.025 / 3, n - 1) * se, v + stats.t.ppf(1 - 0.025 / 3, n - 1) * se)
+            for v, se, n in zip(table["over_slides"], table["variance_se"] / table["slides_variance"], table["draws"])]
+    assert measurement.values.tolist() == [3.8]
+    assert measurement.interval == pytest.approx((max(low for low, _ in ends), max(high for _, high in ends)))
+    assert measurement.interval[1] == pytest.approx(3.0 + stats.t.ppf(1 - 0.025 / 3, 19) * 0.4)
+    spec = {"inconclusive": ["interval"], "paper_value": 1.0, "comparison": "at_most", "tolerance": 3.25, "tolerance_reason": ""}
+    claims = {name: CLAIMS[name] for name in ("gamma_variance_bound", "gamma_variance_bound_with_interval")}
+    rows = ledger(claims, {"variance": table}, {"gamma_variance_bound": {**spec, "superseded_by": "gamma_variance_bound_with_interval"},
+                                                "gamma_variance_bound_with_interval": spec}).set_index("claim")
+    assert rows.loc["gamma_variance_bound", "why_inconclusive"] == "one value and no interval to judge it by"  # unchanged
+    assert rows.loc["gamma_variance_bound_with_interval", "verdict"] == "PASS"  # upper end 4.05 ≤ 4.25
+    wide = table.assign(variance_se=[0.02, 0.6, 0.01])  # upper end 4.57
+    assert ledger(claims, {"variance": wide}, {"gamma_variance_bound_with_interval": spec}).loc[0, "verdict"] == "INCONCLUSIVE"
