@@ -131,3 +131,18 @@ def test_the_gaussian_trend_measures_the_distance_to_sigma0_at_t_beta():
     noisy = np.sort(np.linalg.eigvalsh(np.cov(gaussian_particles(block, 0)[0].double().numpy().T)))[::-1]
     assert table.loc[0.01, "largest_error"] == pytest.approx(np.abs(noisy / np.array([1.0, 0.25]) - 1).max())
     assert table.loc[2.0, "largest_error"] < table.loc[0.01, "largest_error"]  # the flow removes most of the noise σ²
+
+
+def test_the_memory_term_of_theorem_2_is_the_largest_error_on_stored_tokens_per_draw():
+    from icdenoise.studies.memory.claims import CLAIMS
+
+    def row(vocabulary, estimator, n, seed, stored_error, sweep="n", alpha=2.0):
+        return {"alpha": alpha, "vocabulary": vocabulary, "estimator": estimator, "sweep": sweep, "n": n, "seed": seed,
+                "stored_error": stored_error}
+
+    rows = [row(256, "seen", n, seed, error) for seed, errors in ((0, (0.0, 0.003, 0.001)), (1, (0.002, 0.0, 0.0)))
+            for n, error in zip((4, 64, 1024), errors)]
+    rows += [row(256, "counts", 64, 0, 0.5), row(256, "seen", 10**10, 0, 0.4, sweep="d"),  # other estimator, other sweep
+             row(32768, "seen", 64, 0, 0.3), row(256, "seen", 64, 0, 0.2, alpha=1.5)]  # larger vocabulary, other α
+    measure = CLAIMS["zipf_seen_d_gg_N_stored_a20"].measure
+    np.testing.assert_array_equal(np.sort(measure({"zipf": pd.DataFrame(rows)}, {})), [0.002, 0.003])

@@ -167,6 +167,15 @@ def _seen_error_small_vocabulary(frames: Frames, spec: dict) -> np.ndarray:
     return rows[rows["n"] == rows["n"].max()]["error"].to_numpy()
 
 
+def _largest_stored_error_small_vocabulary(frames: Frames, spec: dict) -> np.ndarray:
+    """Per draw: the largest error of q = 1{seen} on the tokens it stored (stored_error), over the n sweep, on the
+    smallest vocabulary at the n sweep's d: Theorem ②'s memory term itself, apart from the unseen tokens' n-term."""
+    table = frames["zipf"]
+    rows = table[(table["alpha"] == spec["alpha"]) & (table["vocabulary"] == table["vocabulary"].min())
+                 & (table["sweep"] == "n") & (table["estimator"] == "seen")]
+    return rows.groupby("seed")["stored_error"].max().to_numpy()
+
+
 ZIPF_CLAIM_ALPHAS = {"15": 1.5, "20": 2.0}  # claim-id suffix → the α it is measured at
 
 
@@ -194,6 +203,9 @@ ZIPF_CLAIMS: dict[str, tuple[str, str, object]] = {
                                _largest_best_k_over_d),
     "zipf_seen_d_gg_N": ("slide 32, Theorem ②", "for d ≫ N the memory term is negligible (ours: error of q = 1{seen} on the "
                          "small vocabulary at the largest n, per draw)", _seen_error_small_vocabulary),
+    "zipf_seen_d_gg_N_stored": ("slide 32, Theorem ②", "for d ≫ N the memory term is negligible (ours: per draw, the largest "
+                                "error of q = 1{seen} on the tokens it stored, over the n sweep, on the small vocabulary "
+                                "at the n sweep's d)", _largest_stored_error_small_vocabulary),
 }
 
 

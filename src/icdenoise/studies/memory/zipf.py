@@ -140,7 +140,16 @@ class RandomMemory:
 def recall_errors(inputs: torch.Tensor, outputs: torch.Tensor, targets: torch.Tensor, probabilities: np.ndarray,
                   weights: np.ndarray) -> np.ndarray:
     """Exact test errors Σ_z p(z) 1{argmax_y u_yᵀ W_b e_z ≠ f*(z)} of B memories W_b = Σ_z q_b(z) u_{f*(z)} e_zᵀ
-    that share their embeddings. inputs (N, d), outputs (M, d), targets (N,), weights (B, N) ≥ 0 → (B,) float64.
+    that share their embeddings. inputs (N, d), outputs (M, d), targets (N,), weights (B, N) ≥ 0 → (B,) float64
+    (`recall_error_parts`)."""
+    return recall_error_parts(inputs, outputs, targets, probabilities, weights)[0]
+
+
+def recall_error_parts(inputs: torch.Tensor, outputs: torch.Tensor, targets: torch.Tensor, probabilities: np.ndarray,
+                       weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The exact test errors of `recall_errors` and their part on the stored tokens, Σ_{z: q_b(z) > 0} p(z)
+    1{argmax_y u_yᵀ W_b e_z ≠ f*(z)}: the error the finite memory makes on what it holds (Theorem ②'s memory
+    term, where q = 1{seen}); the rest is the tokens it never stored. Two (B,) float64 arrays.
 
     With V_b = Σ_z q_b(z) one_hot(f*(z)) e_zᵀ (M, d) and G = U Uᵀ (M, M), u_yᵀ W_b e_z = e_z · (G V_b)_y, so
     only stored tokens enter V_b and every token costs d·M per memory. Ties go to the first output."""
@@ -148,7 +157,7 @@ def recall_errors(inputs: torch.Tensor, outputs: torch.Tensor, targets: torch.Te
     gram = outputs @ outputs.T
     mass = torch.as_tensor(probabilities, dtype=torch.float64)
     chunk = max(1, SCORE_FLOATS_PER_CHUNK // (inputs.shape[0] * outputs_count))
-    errors = []
+    errors, on_stored = [], []
     for start in range(0, count, chunk):
         batch = torch.as_tensor(weights[start:start + chunk], dtype=torch.float32)
         stored = batch.any(dim=0).nonzero().squeeze(1)
@@ -157,8 +166,10 @@ def recall_errors(inputs: torch.Tensor, outputs: torch.Tensor, targets: torch.Te
         per_output = (mixing.reshape(-1, stored.numel()) @ inputs[stored]).reshape(-1, outputs_count, inputs.shape[1])
         readout = (gram @ per_output).reshape(-1, inputs.shape[1])  # rows (G V_b)_y: (b·M, d)
         predicted = (inputs @ readout.T).reshape(inputs.shape[0], -1, outputs_count).argmax(dim=-1)  # (N, b)
-        errors.append(mass @ (predicted != targets[:, None]).to(torch.float64))
-    return torch.cat(errors).numpy()
+        wrong = predicted != targets[:, None]  # (N, b)
+        errors.append(mass @ wrong.to(torch.float64))
+        on_stored.append(mass @ (wrong & (batch > 0).T).to(torch.float64))
+    return torch.cat(errors).numpy(), torch.cat(on_stored).numpy()
 
 
 def load_limit(d: int, outputs: int, margin: float) -> float:
@@ -206,10 +217,11 @@ def _estimator_rows(inputs, outputs, targets, probabilities, counts_by_n: dict, 
             keys.append((n, estimator, float(threshold) if estimator == "threshold" else np.nan))
             positions.append(position[estimator])
     stacked = np.stack(weights)
-    errors = recall_errors(inputs, outputs, targets, probabilities, stacked)
+    errors, on_stored = recall_error_parts(inputs, outputs, targets, probabilities, stacked)
     stored = np.count_nonzero(stacked, axis=1)
     return [{"n": n, "estimator": estimator, "threshold": threshold, "error": float(errors[index]),
-             "stored": int(stored[index])} for (n, estimator, threshold), index in zip(keys, positions)]
+             "stored_error": float(on_stored[index]), "stored": int(stored[index])}
+            for (n, estimator, threshold), index in zip(keys, positions)]
 
 
 def draw_table(block: dict, alpha: float, draw: int) -> pd.DataFrame:
@@ -228,10 +240,11 @@ def draw_table(block: dict, alpha: float, draw: int) -> pd.DataFrame:
             inputs, outputs, targets = memory.at(d, vocabulary)
             grid = top_k_grid(d, vocabulary, block)
             top = (np.arange(vocabulary)[None, :] < grid[:, None]).astype(np.float64)
-            optimum = recall_errors(inputs, outputs, targets, probabilities, top)
+            optimum, optimum_on_stored = recall_error_parts(inputs, outputs, targets, probabilities, top)
             capacity = int(grid[int(np.argmin(optimum))])
             mine = [{"estimator": "top_k", "sweep": "d", "n": pd.NA, "threshold": np.nan, "error": float(error),
-                     "stored": int(k)} for k, error in zip(grid, optimum)]
+                     "stored_error": float(on_stored), "stored": int(k)}
+                    for k, error, on_stored in zip(grid, optimum, optimum_on_stored)]
             sweeps = [("d", [block["n_for_d_sweep"]])] + ([("n", sizes)] if d == block["d_for_n_sweep"] else [])
             for sweep, ns in sweeps:
                 found = _estimator_rows(inputs, outputs, targets, probabilities, {n: counts[n] for n in ns}, capacity)
@@ -242,8 +255,8 @@ def draw_table(block: dict, alpha: float, draw: int) -> pd.DataFrame:
                              "capacity": capacity,
                              "best": row["estimator"] == "top_k" and row["stored"] == capacity,
                              "infinite_memory": reference, **row})
-    columns = ["alpha", "vocabulary", "outputs", "estimator", "sweep", "d", "n", "seed", "error", "stored", "threshold", "capacity",
-               "best", "infinite_memory"]
+    columns = ["alpha", "vocabulary", "outputs", "estimator", "sweep", "d", "n", "seed", "error", "stored_error", "stored",
+               "threshold", "capacity", "best", "infinite_memory"]
     table = pd.DataFrame(rows)[columns]
     return table.astype({"n": "Int64", "threshold": "float64", "infinite_memory": "float64"})
 
@@ -253,9 +266,10 @@ def scaling_table(block: dict, alpha: float) -> pd.DataFrame:
     per (vocabulary, d, seed, k) of the top-k grid (estimator "top_k", n = NA, stored = k).
 
     Columns: alpha, vocabulary, outputs (M), estimator (counts | seen | threshold | top_k), sweep (n | d), d, n, seed,
-    error (exact test error), stored (tokens with q > 0), threshold (s, NaN unless threshold), capacity
-    (k*(d): the best top-k of this vocabulary, d and draw, which the s rule uses), best (the top-k row at
-    k*), infinite_memory ((1 − 1/M)·expected unseen mass at n; NaN for top_k)."""
+    error (exact test error), stored_error (its part on the stored tokens, `recall_error_parts`), stored (tokens
+    with q > 0), threshold (s, NaN unless threshold), capacity (k*(d): the best top-k of this vocabulary, d and
+    draw, which the s rule uses), best (the top-k row at k*), infinite_memory ((1 − 1/M)·expected unseen mass at
+    n; NaN for top_k)."""
     check_block(block)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

@@ -109,6 +109,22 @@ def test_exact_error_matches_a_brute_force_loop_over_tokens():
     assert fast[1] > 0 and fast[0] != fast[1]
 
 
+def test_the_error_on_stored_tokens_matches_a_brute_force_loop_restricted_to_them():
+    memory = zipf.RandomMemory.draw(seed=3, draw=0, vocabulary=50, outputs=4, d_max=12)
+    inputs, outputs, targets = memory.at(6, 50)
+    p = zipf.zipf_probabilities(50, 1.5)
+    counts = zipf.nested_counts(p, [60], np.random.default_rng(7))[0]
+    weights = np.stack([zipf.estimator_weights(counts, "seen"), zipf.estimator_weights(counts, "counts"),
+                        (np.arange(50) < 20).astype(float)])
+    errors, on_stored = zipf.recall_error_parts(inputs, outputs, targets, p, weights)
+    for q, error, stored_error in zip(weights, errors, on_stored):
+        held = np.where(q > 0, p, 0.0)  # the brute-force error with the unstored tokens' mass set to 0
+        assert stored_error == pytest.approx(brute_force_error(inputs, outputs, targets, held, q), rel=1e-12, abs=1e-15)
+        assert error == pytest.approx(brute_force_error(inputs, outputs, targets, p, q), rel=1e-12, abs=1e-15)
+    assert 0 < on_stored[0] < errors[0]  # d = 6 is crowded: stored tokens err too, and unseen ones add to it
+    np.testing.assert_array_equal(zipf.recall_errors(inputs, outputs, targets, p, weights), errors)
+
+
 def test_exact_error_chunks_agree_with_one_batch(monkeypatch):
     memory = zipf.RandomMemory.draw(seed=2, draw=1, vocabulary=80, outputs=3, d_max=16)
     inputs, outputs, targets = memory.at(16, 80)
@@ -182,6 +198,9 @@ def test_a_memory_far_below_capacity_errs_only_on_unseen_tokens():
     table = zipf.scaling_table(block, 2.0)
     final = table[(table["estimator"] == "seen") & (table["sweep"] == "d")]
     assert (final["error"] == 0).all()
+    assert (table[table["estimator"] == "seen"]["stored_error"] == 0).all()  # nothing it stored is lost
+    crowded = zipf.scaling_table({**TINY, "ds": [4, 8], "d_for_n_sweep": 8}, 2.0)
+    assert (crowded["stored_error"] > 0).any() and (crowded["stored_error"] <= crowded["error"]).all()
     small_n = table[(table["estimator"] == "seen") & (table["n"] == 1)]
     assert (small_n["error"] > 0).all()
 
