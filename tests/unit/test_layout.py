@@ -2,7 +2,8 @@
 the plumbing, nor the experiments, nor a study; records import no plumbing, experiment or study; the
 experiments (sweeps, comparisons) import no plumbing and no study; the plumbing imports no torch and
 names no study; tables are computed without matplotlib; a drawing imports only the shared look and
-other drawings of its study; a study's registration (study.py) costs no torch."""
+other drawings of its study; a study imports the plumbing only for its registration, its job sizes and its rule
+scripts' job logging and warm start; a study's registration (study.py) costs no torch."""
 
 import ast
 from pathlib import Path
@@ -115,3 +116,25 @@ def test_a_study_is_imported_by_no_other_study():
         study = name.split(".")[2]
         others = {imported for imported in imports(name) if layer_of(imported) == "studies" and imported.split(".")[2] != study}
         assert not others, f"{name} imports {sorted(others)}"
+
+
+STUDY_PLUMBING = {  # a study module's role (its file name, or its rule scripts' folder) → the plumbing it may import
+    "study": {"icdenoise.pipeline.registry"},  # its registration: Study
+    "config": {"icdenoise.pipeline.registry"},  # the shared-stage trainings it needs: Run
+    "sizes": {"icdenoise.pipeline.resources"},  # its job sizes
+    "workflow.scripts": {"icdenoise.pipeline.joblog", "icdenoise.pipeline.warmstart"},  # its rule scripts
+}
+
+
+def test_a_study_imports_the_plumbing_only_for_its_registration_sizes_and_rule_scripts():
+    """docs/architecture.md: a study imports the plumbing for its registration (study.py, and config.py's Run), its
+    job sizes (sizes.py) and the job logging and warm start of its rule scripts; nothing else of a study does."""
+    studies = in_layer("studies")
+    seen = set()
+    for name in studies:
+        within = name.split(".", 3)[3] if name.count(".") >= 3 else ""
+        role = "workflow.scripts" if within.startswith("workflow.scripts.") else within
+        plumbing = {imported for imported in imports(name) if layer_of(imported) == "pipeline" and imported in MODULES}
+        assert plumbing <= STUDY_PLUMBING.get(role, set()), f"{name} imports {sorted(plumbing)}"
+        seen |= {role} if plumbing else set()
+    assert seen == set(STUDY_PLUMBING)
