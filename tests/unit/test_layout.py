@@ -2,7 +2,7 @@
 the plumbing, nor the experiments, nor a study; records import no plumbing, experiment or study; the
 experiments (sweeps, comparisons) import no plumbing and no study; the plumbing imports no torch and
 names no study; tables are computed without matplotlib; a drawing imports only the shared look and
-other drawings of its study; a study imports the plumbing only for its registration, its job sizes and its rule
+other drawings of its study and fits nothing; a study imports the plumbing only for its registration, its job sizes and its rule
 scripts' job logging and warm start; a study's registration (study.py) costs no torch."""
 
 import ast
@@ -109,6 +109,22 @@ def test_a_drawing_imports_only_the_shared_look_and_drawings_of_its_study():
         for imported in imports(name):
             if imported.startswith("icdenoise"):
                 assert imported == "icdenoise.records.figures" or imported.startswith(study_plots), f"{name} imports {imported}"
+
+
+FITTING = {"polyfit", "lstsq", "linregress", "curve_fit", "Polynomial"}  # numpy's and scipy's least-squares fits
+FITTING_PACKAGES = {"scipy", "sklearn", "statsmodels"}
+
+
+def test_a_drawing_fits_nothing():
+    """docs/architecture.md: a slope or rate a figure prints is a column of a fit table or of the claims ledger, so no
+    drawing module (nor the shared look) calls a least-squares fit or imports a package that fits."""
+    drawings = [name for name in MODULES if ".plots." in name] + ["icdenoise.records.figures"]
+    for name in drawings:
+        tree = ast.parse(MODULES[name].read_text())
+        called = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                  for node in ast.walk(tree) if isinstance(node, ast.Call)}
+        assert not called & FITTING, f"{name} calls {sorted(called & FITTING)}"
+        assert not {imported.split(".")[0] for imported in imports(name)} & FITTING_PACKAGES, name
 
 
 def test_a_study_is_imported_by_no_other_study():
