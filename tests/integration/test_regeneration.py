@@ -62,10 +62,15 @@ def test_editing_a_bayes_estimator_reruns_the_bayes_jobs_and_what_uses_them_only
     assert "reason: Updated input files:" in result.stdout and "src/icdenoise/maths/bayes.py" in result.stdout
 
 
-def test_editing_a_figures_drawing_code_reruns_that_plot_only(built):
-    result = plan_after_edit(built, "studies/onelayer/plots/fig4b.py")
+@pytest.mark.parametrize("module, figures", [
+    ("studies/onelayer/plots/fig4b.py", {"fig4b"}),  # one figure's own drawing
+    ("records/figures.py", {"fig3", "fig4b"}),  # the shared look, which every drawing imports
+])
+def test_editing_drawing_code_reruns_the_plots_that_import_it_only(built, module, figures):
+    """README.md's figure table: editing a drawing module re-renders every figure whose row lists it, and no other job."""
+    result = plan_after_edit(built, module)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert planned_outputs(result) == {smoke_target("figures/fig4b.pdf")}
+    assert planned_outputs(result) == {smoke_target(f"figures/{figure}.pdf") for figure in figures}
 
 
 PLUMBING = [

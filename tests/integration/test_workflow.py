@@ -30,12 +30,25 @@ FIGURES = ["fig1", "fig2", "fig3", "fig4a", "fig4b", "fig5", "fig6", "fig7", "fi
 
 
 @pytest.fixture(scope="module")
-def smoke_plan(repo, tmp_path_factory):
-    """Every job of the smoke config's `all`, as a dry run from nothing plans it: (rule, outputs)."""
+def smoke_dry_run(repo, tmp_path_factory):
+    """The smoke config's `all` as a dry run from nothing plans it."""
     workdir = copy_workflow(repo, tmp_path_factory.mktemp("plan") / "workflow")
     result = snakemake(workdir, "-n", "all")
     assert result.returncode == 0, result.stderr[-4000:]
-    return planned_jobs(result)
+    return result
+
+
+@pytest.fixture(scope="module")
+def smoke_plan(smoke_dry_run):
+    """Every job of the smoke config's `all` that writes a file: (rule, outputs)."""
+    return planned_jobs(smoke_dry_run)
+
+
+def test_the_readme_counts_the_smoke_alls_jobs(smoke_dry_run, repo):
+    """README.md's "its `all` is N jobs" is the dry run's total (its job stats, the target rules included)."""
+    (stated,) = re.findall(r"its `all` is (\d+) jobs", " ".join((repo / "README.md").read_text().split()))
+    totals = set(re.findall(r"^total\s+(\d+)$", smoke_dry_run.stdout + smoke_dry_run.stderr, flags=re.MULTILINE))
+    assert totals == {stated}  # Snakemake prints its job stats more than once
 
 
 def test_every_figure_and_every_ledger_of_every_registered_study_is_built(smoke_run, smoke_plan, repo):

@@ -2,7 +2,8 @@
 the plumbing, nor the experiments, nor a study; records import no plumbing, experiment or study; the
 experiments (sweeps, comparisons) import no plumbing and no study; the plumbing imports no torch and
 names no study; tables are computed without matplotlib; a drawing imports only the shared look and
-other drawings of its study; a study's registration (study.py) costs no torch."""
+other drawings of its study and fits nothing; a study imports the plumbing only for its registration, its job sizes and its rule
+scripts' job logging and warm start; a study's registration (study.py) costs no torch."""
 
 import ast
 from pathlib import Path
@@ -110,8 +111,46 @@ def test_a_drawing_imports_only_the_shared_look_and_drawings_of_its_study():
                 assert imported == "icdenoise.records.figures" or imported.startswith(study_plots), f"{name} imports {imported}"
 
 
+FITTING = {"polyfit", "lstsq", "linregress", "curve_fit", "Polynomial"}  # numpy's and scipy's least-squares fits
+FITTING_PACKAGES = {"scipy", "sklearn", "statsmodels"}
+
+
+def test_a_drawing_fits_nothing():
+    """docs/architecture.md: a slope or rate a figure prints is a column of a fit table or of the claims ledger, so no
+    drawing module (nor the shared look) calls a least-squares fit or imports a package that fits."""
+    drawings = [name for name in MODULES if ".plots." in name] + ["icdenoise.records.figures"]
+    for name in drawings:
+        tree = ast.parse(MODULES[name].read_text())
+        called = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                  for node in ast.walk(tree) if isinstance(node, ast.Call)}
+        assert not called & FITTING, f"{name} calls {sorted(called & FITTING)}"
+        assert not {imported.split(".")[0] for imported in imports(name)} & FITTING_PACKAGES, name
+
+
 def test_a_study_is_imported_by_no_other_study():
     for name in in_layer("studies"):
         study = name.split(".")[2]
         others = {imported for imported in imports(name) if layer_of(imported) == "studies" and imported.split(".")[2] != study}
         assert not others, f"{name} imports {sorted(others)}"
+
+
+STUDY_PLUMBING = {  # a study module's role (its file name, or its rule scripts' folder) → the plumbing it may import
+    "study": {"icdenoise.pipeline.registry"},  # its registration: Study
+    "config": {"icdenoise.pipeline.registry"},  # the shared-stage trainings it needs: Run
+    "sizes": {"icdenoise.pipeline.resources"},  # its job sizes
+    "workflow.scripts": {"icdenoise.pipeline.joblog", "icdenoise.pipeline.warmstart"},  # its rule scripts
+}
+
+
+def test_a_study_imports_the_plumbing_only_for_its_registration_sizes_and_rule_scripts():
+    """docs/architecture.md: a study imports the plumbing for its registration (study.py, and config.py's Run), its
+    job sizes (sizes.py) and the job logging and warm start of its rule scripts; nothing else of a study does."""
+    studies = in_layer("studies")
+    seen = set()
+    for name in studies:
+        within = name.split(".", 3)[3] if name.count(".") >= 3 else ""
+        role = "workflow.scripts" if within.startswith("workflow.scripts.") else within
+        plumbing = {imported for imported in imports(name) if layer_of(imported) == "pipeline" and imported in MODULES}
+        assert plumbing <= STUDY_PLUMBING.get(role, set()), f"{name} imports {sorted(plumbing)}"
+        seen |= {role} if plumbing else set()
+    assert seen == set(STUDY_PLUMBING)

@@ -134,8 +134,9 @@ def report_labels(study, item):
 def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
     """Define plot_<figure>: figures/<figure>.pdf, drawn from `tables` (input name → paths) only by the
     module `drawing`'s render(tables, **settings); `caption` is its report caption (.rst, relative to the
-    calling rules file). The drawing module, with what it imports, is the figure's code input: restyling
-    one figure re-renders that figure alone."""
+    calling rules file). The drawing module, with what it imports, is the figure's code input: editing it
+    re-renders that figure and every other figure whose drawing imports it (README.md's figure table lists
+    each figure's drawing modules, scripts/figure_table.py)."""
     pdf = f"<figures>/{figure}.pdf"
     captioned = report(
         pdf, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, figure)

@@ -1,9 +1,11 @@
 """Shared look of every figure: a light theme on matplotlib's Agg backend, the models' markers and
-the colours of the reference lines. Plot modules read tables and draw; they compute nothing."""
+the colours of the reference lines, and the claims ledger's slopes drawn as the ledger reports them. Plot
+modules read tables and draw; a slope or rate a figure prints is a column of a fit table or of the ledger."""
 
 from __future__ import annotations
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 
@@ -52,3 +54,38 @@ def save_figure(figure, path) -> None:
         figure.set_layout_engine(None)
     figure.savefig(path, metadata={"CreationDate": None})
     plt.close(figure)
+
+
+def ledger_text(ledger, claim: str) -> str | None:
+    """'<claim> (ledger): <ours_mean> [<interval_low>, <interval_high>], <verdict>' from the claims ledger's row of `claim`
+    (icdenoise.records.claims.ledger; the interval where the ledger has one, 'no value' where its mean is not
+    finite), or None where the ledger has no such row (the run's config does not list the claim)."""
+    rows = ledger[ledger["claim"] == claim]
+    if rows.empty:
+        return None
+    row = rows.iloc[0]
+    if not np.isfinite(row["ours_mean"]):
+        return f"{claim} (ledger): no value, {row['verdict']}"
+    interval = f" [{row['interval_low']:.2f}, {row['interval_high']:.2f}]" if np.isfinite(row["interval_low"]) else ""
+    return f"{claim} (ledger): {row['ours_mean']:.2f}{interval}, {row['verdict']}"
+
+
+def draw_ledger_slope(ax, ledger, claim: str, x, y, **style) -> None:
+    """The log-log slope that the claims ledger reports for `claim` (its `ours_mean`), as a line through the
+    geometric mean of the positive points (x, y) over their x range, labelled 'slope, ' and `ledger_text`; only the
+    label where the ledger's value is not finite or the points have fewer than two x, nothing where the ledger has no
+    row for `claim`. A least-squares line passes through that mean, so over the points the claim fits it is
+    the ledger's fitted line."""
+    text = ledger_text(ledger, claim)
+    if text is None:
+        return
+    label = f"slope, {text}"
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    points = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y)
+    slope = float(ledger.loc[ledger["claim"] == claim, "ours_mean"].iloc[0])
+    if np.unique(x[points]).size < 2 or not np.isfinite(slope):
+        ax.plot([], [], linestyle="none", label=label)
+        return
+    centre_x, centre_y = np.exp(np.log(x[points]).mean()), np.exp(np.log(y[points]).mean())
+    span = np.geomspace(x[points].min(), x[points].max(), 50)
+    ax.plot(span, centre_y * (span / centre_x) ** slope, label=label, **style)

@@ -186,3 +186,54 @@ def test_tiny_grids_memorise_every_fact_and_are_deterministic():
     two_points = pd.concat([grid.assign(d=12, parameters=grid["parameters"] / 2, recall=0.5), grid])
     needed = needed_sizes(two_points, 0.75)
     assert needed["reason"].iloc[0] == "" and float(needed["needed"].iloc[0]) == pytest.approx(math.sqrt(12 * 24))
+
+
+def synthetic_grid() -> pd.DataFrame:
+    """Attention + MLP at S = R = 4, 6, 8 (recall crossing ½ at width 2·S·R/d·2^(∓0.1)), and attention only at
+    R + A_max = 5, 7, 10 (crossing at d ≈ R + A_max); parameters 4·H·d·d_h + 2·m·d."""
+    rows = []
+    for index, size in enumerate((4, 6, 8)):
+        d, heads, head_dim = 16, 2, size
+        for width in (1, 2, 4, 8, 16):
+            recall = min(1.0, 0.25 * width * d / (size * size) * 2 ** (0.1 * (-1) ** index))
+            rows.append({"model": "attention_mlp", "subjects": size, "relations": size, "answers": 4, "facts": size * size,
+                         "d": d, "heads": heads, "head_dim": head_dim, "width": width,
+                         "parameters": 4 * heads * d * head_dim + 2 * width * d, "seed": 0, "recall": recall,
+                         "loss": 0.0, "steps": 1})
+    for relations, answers in ((2, 3), (3, 4), (4, 6)):
+        for d in (2, 4, 8, 16, 32):
+            rows.append({"model": "attention_only", "subjects": 8, "relations": relations, "answers": answers,
+                         "facts": 8 * relations, "d": d, "heads": 2, "head_dim": 4, "width": 0,
+                         "parameters": 4 * 2 * d * 4, "seed": 0, "recall": min(1.0, 0.5 * d / (relations + answers)),
+                         "loss": 0.0, "steps": 1})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def test_the_figure_prints_the_ledgers_slopes_by_claim_id():
+    """Panels (a) and (b) draw the slopes the claims ledger measured on the figure's own tables, (c) prints the third
+    factual slope; the figure fits none of its own."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pathlib import Path
+
+    from matplotlib import pyplot as plt
+
+    from icdenoise.pipeline.config import load_yaml
+    from icdenoise.records.claims import ledger
+    from icdenoise.records.figures import ledger_text
+    from icdenoise.studies.memory.claims import CLAIMS
+    from icdenoise.studies.memory.plots import factual as drawing
+
+    grid = synthetic_grid()
+    tables = {"factual": grid, "factual_needed": needed_sizes(grid, 0.5)}
+    specs = load_yaml(Path(__file__).resolve().parents[4] / "config" / "config.yaml")["memory"]["claims"]
+    claims = ("factual_parameters_scale_with_facts", "factual_mlp_storage_scales_with_facts", "factual_attention_only_d")
+    tables["claims"] = ledger(CLAIMS, tables, {claim: specs[claim] for claim in claims})
+    assert np.isfinite(tables["claims"]["ours_mean"]).all()
+    figure = drawing.render(tables)
+    for ax, claim in zip(figure.axes[:3], claims):  # the panels, before the colour bar
+        texts = [text.get_text() for text in ax.get_legend().get_texts()]
+        assert any(text.endswith(ledger_text(tables["claims"], claim)) for text in texts), (claim, texts)
+        assert not any("free slope" in text for text in texts)
+    plt.close(figure)

@@ -310,25 +310,50 @@ def test_the_config_keeps_the_regime_apart_and_names_the_floor_factor():
     assert planted_regime_problems({**planted, "regime": {"samples": 4096, "lengths": [], "ds": []}}, claims) == []
 
 
-def test_the_figure_draws_the_regime_grid_apart():
+PLANTED_CLAIMS = ("planted_boundary_slope_in_t", "planted_boundary_slope_in_t_above_floor")
+
+
+def with_ledger(tables: dict, floor_factor: float) -> dict:
+    """`tables` and the claims ledger of the planted claims measured on them, under config/config.yaml's tests."""
+    from pathlib import Path
+
+    from icdenoise.pipeline.config import load_yaml
+    from icdenoise.records.claims import ledger
+    from icdenoise.studies.memory.claims import CLAIMS
+
+    specs = load_yaml(Path(__file__).resolve().parents[4] / "config" / "config.yaml")["memory"]["claims"]
+    specs = {claim: {**specs[claim], "floor_factor": floor_factor} for claim in PLANTED_CLAIMS}
+    return {**tables, "claims": ledger(CLAIMS, tables, specs)}
+
+
+def legend_texts(ax) -> list[str]:
+    return [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+def test_the_figure_draws_the_regime_grid_apart_and_the_ledgers_slopes():
     """Panels (a)-(d) read the (d, T) and n grids as before; (e, f) the regime grid, with the lengths above the
-    floor (by the table's theory_d) filled; without a regime grid (e, f) say so."""
+    floor (by the table's theory_d) filled; without a regime grid (e, f) say so. Panels (c) and (f) print the
+    slopes the claims ledger reports, by claim id, and (d), whose slope in n no claim reports, prints none."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
+    from icdenoise.records.figures import ledger_text
     from icdenoise.studies.memory.plots import planted as drawing
 
     block = {**TINY, "seeds": [0], "regime": {"samples": 16, "lengths": [9, 40], "ds": [8, 16]}}
     grid = threshold_grid(block, 0)
-    tables = {"planted": grid, "planted_boundary": success_boundary(grid, 0.9)}
+    tables = with_ledger({"planted": grid, "planted_boundary": success_boundary(grid, 0.9)}, 1.0)
     figure = drawing.render(tables, floor_factor=1.0)
     assert len(figure.axes) == 6
     assert figure.axes[4].get_title().startswith("(e) regime grid") and "n = 16" in figure.axes[5].get_title()
     assert "n = 64" in figure.axes[0].get_title()  # the (d, T) grid's n, not the regime's
+    for ax, claim in ((figure.axes[2], PLANTED_CLAIMS[0]), (figure.axes[5], PLANTED_CLAIMS[1])):
+        assert "slope, " + ledger_text(tables["claims"], claim) in legend_texts(ax)
+    assert not any("slope," in text or "fitted slope" in text for text in legend_texts(figure.axes[3]))
     plt.close(figure)
     plain = threshold_grid(TINY, 0)
-    figure = drawing.render({"planted": plain, "planted_boundary": success_boundary(plain, 0.9)})
+    figure = drawing.render(with_ledger({"planted": plain, "planted_boundary": success_boundary(plain, 0.9)}, 4.0))
     assert "no regime grid" in figure.axes[4].texts[0].get_text()
     plt.close(figure)

@@ -10,12 +10,16 @@ threshold (`planted_boundary`), against T at that n and (d) against n at the n g
 n), log-log: each seed a small point, the geometric mean of the finite d* a large one, and the theorem's threshold
 (the `theory_d` column) times one constant c, fitted by least squares in log space to every finite d* of the table
 (log c = mean of log d* − log theory_d). The legends give the theorem's log-log slope over the plotted grid (from
-theory_d between neighbouring grid points) and the free least-squares slope of the finite d*; d* that the grid does not
-bracket are not drawn, and each panel counts them by reason. √N, the theorem's lower limit on d, is dotted. Panels
-(a)-(d) leave out the regime grid (the `grid` column), which (e) and (f) show: (e) its recall against d, one line per
-T; (f) its d* against T, the lengths above the floor (slide 24's T-term in its 4/3 regime and at least
-`floor_factor`·√N, the claim planted_boundary_slope_in_t_above_floor's setting: N²/(T n) < 1 and theory_d ≥
-floor_factor·√N, read off the boundary table) filled, the others hollow, with c·theory_d fitted over the filled ones."""
+theory_d between neighbouring grid points); (c) also draws the slope that the claims ledger (`claims`) reports for
+planted_boundary_slope_in_t, with its interval and verdict, through the geometric mean of the finite d*
+(`records.figures.draw_ledger_slope`). d* that the grid does not bracket are not drawn, and each panel counts them by
+reason. √N, the theorem's lower limit on d, is dotted. Panels (a)-(d) leave out the regime grid (the `grid` column),
+which (e) and (f) show: (e) its recall against d, one line per T; (f) its d* against T, the lengths above the floor
+(slide 24's T-term in its 4/3 regime and at least `floor_factor`·√N, the claim
+planted_boundary_slope_in_t_above_floor's setting: N²/(T n) < 1 and theory_d ≥ floor_factor·√N, read off the
+boundary table) filled, the others hollow, with c·theory_d fitted over the filled ones and the ledger's slope for
+planted_boundary_slope_in_t_above_floor drawn through them. A claim that the run's config does not list is not
+drawn."""
 
 from __future__ import annotations
 
@@ -23,9 +27,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import ScalarFormatter
 
-from icdenoise.records.figures import start_figure
+from icdenoise.records.figures import draw_ledger_slope, start_figure
 
 THEORY_COLOR = "0.2"
+LEDGER_COLOR = "#9467bd"
 
 
 def most_distinct(table, key: str, over: str):
@@ -64,8 +69,9 @@ def missing_text(rows, grid_d) -> str:
     return f"not drawn: {len(missing)} of {len(rows)} d* (grid d = {grid_d.min()}-{grid_d.max()}): {counts}"
 
 
-def draw_boundary(ax, rows, axis, c, grid_d, label):
-    """d* against `axis` (length or samples): per-seed points, geometric means of the finite d*, c·theory_d."""
+def draw_boundary(ax, rows, axis, c, grid_d, label, ledger, claim=None):
+    """d* against `axis` (length or samples): per-seed points, geometric means of the finite d*, c·theory_d, and
+    the ledger's slope of `claim` through the finite d* when one is named."""
     if rows.empty:
         ax.text(0.5, 0.5, "no boundary rows", transform=ax.transAxes, ha="center")
         return
@@ -74,10 +80,10 @@ def draw_boundary(ax, rows, axis, c, grid_d, label):
             label="d*, one point per seed")
     if not finite.empty:
         means = np.exp(np.log(finite["d_star"]).groupby(finite[axis]).mean())
-        fit = (f"; free fitted slope {np.polyfit(np.log(finite[axis]), np.log(finite['d_star']), 1)[0]:.2f}"
-               if finite[axis].nunique() >= 2 else "")
         ax.plot(means.index, means.to_numpy(), marker="o", markersize=6, color="#1f77b4",
-                label=f"geometric mean of the finite d*{fit}")
+                label="geometric mean of the finite d*")
+    if claim is not None:
+        draw_ledger_slope(ax, ledger, claim, finite[axis], finite["d_star"], color=LEDGER_COLOR, linestyle="-.")
     theory = rows.groupby(axis)["theory_d"].first()
     if np.isfinite(c) and len(theory):
         ax.plot(theory.index, c * theory.to_numpy(), color=THEORY_COLOR, linestyle="--",
@@ -101,9 +107,9 @@ def draw_boundary(ax, rows, axis, c, grid_d, label):
     ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.16))
 
 
-def draw_regime(recall_ax, boundary_ax, regime, boundary, floor_factor):
+def draw_regime(recall_ax, boundary_ax, regime, boundary, floor_factor, ledger):
     """(e) the regime grid's recall against d, one line per T; (f) its d* against T, the lengths above the floor
-    filled, with c·theory_d fitted over their finite d*."""
+    filled, with c·theory_d fitted over their finite d* and the ledger's slope drawn through them."""
     for ax in (recall_ax, boundary_ax):
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(ScalarFormatter())
@@ -139,6 +145,8 @@ def draw_regime(recall_ax, boundary_ax, regime, boundary, floor_factor):
         theory = rows.groupby("length")["theory_d"].first()
         boundary_ax.plot(theory.index, c * theory.to_numpy(), color=THEORY_COLOR, linestyle="--",
                          label=f"c·T^(4/3) N^(1/3) n^(-2/3), c = {c:.3g} (over the filled points)")
+    draw_ledger_slope(boundary_ax, ledger, "planted_boundary_slope_in_t_above_floor", fitted["length"], fitted["d_star"],
+                      color=LEDGER_COLOR, linestyle="-.")
     vocabulary = rows["vocabulary"].iloc[0] if len(rows) else regime["vocabulary"].iloc[0]
     boundary_ax.axhline(np.sqrt(vocabulary), color="0.6", linestyle=":", linewidth=1, label=f"√N = {np.sqrt(vocabulary):.3g}")
     boundary_ax.axhspan(regime["d"].min(), regime["d"].max(), color="0.5", alpha=0.08, linewidth=0, label="the grid's range of d")
@@ -157,7 +165,7 @@ def draw_regime(recall_ax, boundary_ax, regime, boundary, floor_factor):
 
 
 def render(tables, floor_factor: float = 4.0):
-    everything, boundary = tables["planted"], tables["planted_boundary"]
+    everything, boundary, ledger = tables["planted"], tables["planted_boundary"], tables["claims"]
     regime = everything[everything["grid"] == "regime"]
     table = everything[everything["grid"] != "regime"]
     samples = most_distinct(table, "samples", "length")
@@ -199,13 +207,14 @@ def render(tables, floor_factor: float = 4.0):
     boundary = boundary[[pair in pairs for pair in zip(boundary["length"], boundary["samples"])]]
     finite = boundary[np.isfinite(boundary["d_star"])]
     c = float(np.exp(np.mean(np.log(finite["d_star"]) - np.log(finite["theory_d"])))) if not finite.empty else np.nan
-    draw_boundary(length_ax, boundary[boundary["samples"] == samples], "length", c, table["d"], "T")
+    draw_boundary(length_ax, boundary[boundary["samples"] == samples], "length", c, table["d"], "T", ledger,
+                  "planted_boundary_slope_in_t")
     length_ax.set_xlabel("context length T")
     length_ax.set_title(f"(c) d* against T, n = {samples}")
-    draw_boundary(samples_ax, boundary[boundary["length"] == samples_length], "samples", c, table["d"], "n")
+    draw_boundary(samples_ax, boundary[boundary["length"] == samples_length], "samples", c, table["d"], "n", ledger)
     samples_ax.set_xlabel("sample size n")
     samples_ax.set_title(f"(d) d* against n, T = {samples_length}")
-    draw_regime(regime_recall_ax, regime_boundary_ax, regime, whole_boundary, floor_factor)
+    draw_regime(regime_recall_ax, regime_boundary_ax, regime, whole_boundary, floor_factor, ledger)
 
     seeds = table["seed"].nunique()
     figure.suptitle(f"Planted-token task, three gradient steps: N = {table['vocabulary'].iloc[0]}; {seeds} seed"

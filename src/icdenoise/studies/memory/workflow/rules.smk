@@ -206,6 +206,7 @@ job_rule(
 )
 
 CAPACITY = rules.fit_memory_capacity.output
+LEDGER = dict(table="<figures>/memory/claims.parquet", text="<figures>/memory/claims.md")  # write_memory_ledger's
 ZIPF = dict(zipf=rules.fit_memory_zipf.output.errors, zipf_fit=rules.fit_memory_zipf.output.fits)
 FIGURES = {  # figure → (what it shows, its tables)
     "capacity_curves": (
@@ -240,6 +241,7 @@ FIGURES = {  # figure → (what it shows, its tables)
         dict(
             factual=rules.summarise_memory_factual.output.grid,
             factual_needed=rules.summarise_memory_factual.output.needed,
+            claims=LEDGER["table"],
         ),
     ),
     "factual_dynamics": (
@@ -251,6 +253,7 @@ FIGURES = {  # figure → (what it shows, its tables)
         dict(
             planted=rules.summarise_memory_planted.output.grid,
             planted_boundary=rules.summarise_memory_planted.output.boundary,
+            claims=LEDGER["table"],
         ),
         dict(floor_factor=FLOOR_FACTOR),
     ),
@@ -284,6 +287,6 @@ ledger_rule(
         population_steps=rules.summarise_memory_population.output.steps,
         noisy_logits=rules.simulate_memory_noisy_logits.output[0],
     ),
-    dict(table="<figures>/memory/claims.parquet", text="<figures>/memory/claims.md"),
+    LEDGER,
     "report/claims.rst",
 )
