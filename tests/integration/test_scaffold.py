@@ -83,3 +83,33 @@ def test_a_study_locked_in_its_own_folder_is_registered_after_a_clean_commit(rep
     assert ledger["registered"].all(), ledger["registration"].tolist()
     assert list(ledger["defined_in"]) == [lock_commit]
     assert _git(checkout, "status", "--porcelain") == ""  # config/claims.lock untouched, nothing else changed
+
+
+def test_a_study_in_another_repository_is_registered_only_from_its_clean_head_after_the_lock(tmp_path):
+    from icdenoise.records.registration import lock_text
+    from icdenoise.records.study_locks import study_registration
+
+    study = tmp_path / "other" / "toy"
+    study.mkdir(parents=True)
+    lock, table = study / "claims.lock", tmp_path / "t.parquet"
+    lock.write_text(lock_text({"toy.a": "1" * 16}))
+    clean = {"git_commit": "f" * 40, "git_dirty": False}
+    digests = {"toy.a": "1" * 16}
+    table.write_text("")
+    outside_git = study_registration(lock, digests, clean, {}, project=tmp_path)["a"]
+    assert not outside_git["registered"] and "is in no git repository" in outside_git["registration"]
+    _git(study.parent, "init", "-q")
+    _git(study.parent, "add", "-A")
+    _git(study.parent, "commit", "-q", "-m", "the lock")
+    locked = _git(study.parent, "rev-parse", "--short=7", "HEAD").strip()
+    at_the_lock = study_registration(lock, digests, clean, {str(table): clean}, project=tmp_path)["a"]
+    assert at_the_lock["defined_in"] == locked and "not after its registration" in at_the_lock["registration"]
+    _git(study.parent, "commit", "-q", "--allow-empty", "-m", "after")
+    table.touch()
+    row = study_registration(lock, digests, clean, {str(table): clean}, project=tmp_path)
+    assert row["a"]["registered"], row
+    os.utime(table, (0, 0))  # a table older than the lock commit
+    early = study_registration(lock, digests, clean, {str(table): clean}, project=tmp_path)["a"]
+    assert "written before its registration" in early["registration"]
+    other = study_registration(lock, {"toy.a": "2" * 16}, clean, {}, project=tmp_path)["a"]
+    assert "differs from toy/claims.lock" in other["registration"]
