@@ -3,8 +3,17 @@
 config/*.yaml that names a run of its own (icdenoise.records.registration). Commit the lock on its own,
 before the commit that records results.
 
+A study outside icdenoise.studies keeps its lines in its own folder, as claims.lock (icdenoise.records.study_locks):
+this script writes that file for each such study the configs register, and never puts its lines in config/claims.lock.
+Name the config file that registers it with --configfile (merged over config/config.yaml as `snakemake --configfile`
+merges it, with the study's folder on PYTHONPATH): then only those studies' locks are written, config/claims.lock
+is left as it is. Commit the study's lock on its own, in the git repository that holds the study.
+
 Usage: python scripts/lock_claims.py            write the lock
        python scripts/lock_claims.py --check    list the claims whose definition differs from the lock
+       PYTHONPATH=PATH python scripts/lock_claims.py --configfile PATH/NAME.yaml [--check]
+                                                write (or check) the claims.lock of each study outside
+                                                icdenoise.studies that PATH/NAME.yaml registers
 A test checks that the committed lock equals this output.
 """
 
@@ -24,47 +33,89 @@ from icdenoise.pipeline.codedeps import study_code  # noqa: E402
 from icdenoise.records.registration import LOCK, lock_text, read_lock, study_digests  # noqa: E402
 
 
-def run_digests(config: dict, prefix: str) -> dict[str, str]:
-    """`<prefix><study>.<claim>` → digest, for every study the config registers: its definition, science settings and
-    the digest of the study's code (icdenoise.pipeline.codedeps.study_code)."""
-    digests = {}
-    for name, study in validate_config(config, REPO / "workflow" / "schemas").items():
-        registry = __import__(study.claims_module, fromlist=["CLAIMS"]).CLAIMS
-        code = study_code(study, config, REPO / "workflow")
-        digests |= study_digests(name, registry, config[name]["claims"], study.claim_settings(config), prefix, code)
-    return digests
+def lock_lines(configs: list[tuple[dict, str]]) -> dict[Path, dict[str, str]]:
+    """Each lock file → its lines `<prefix><study>.<claim>` → digest, for every study that each (config, prefix)
+    registers: its definition, science settings and the digest of the study's code
+    (icdenoise.pipeline.codedeps.study_code). A built-in study's lines go to config/claims.lock, another study's
+    to its own claims.lock (icdenoise.pipeline.registry.Study.own_lock)."""
+    locks: dict[Path, dict[str, str]] = {}
+    for config, prefix in configs:
+        for name, study in validate_config(config, REPO / "workflow" / "schemas").items():
+            registry = __import__(study.claims_module, fromlist=["CLAIMS"]).CLAIMS
+            code = study_code(study, config, REPO / "workflow")
+            digests = study_digests(name, registry, config[name]["claims"], study.claim_settings(config), prefix, code)
+            locks.setdefault(REPO / LOCK if study.own_lock is None else study.own_lock, {}).update(digests)
+    return locks
 
 
-def paper_digests() -> dict[str, str]:
-    """The lock's lines: config/config.yaml's claims, then those of every other config/*.yaml that names a run
-    of its own, merged over config/config.yaml as Snakemake merges a --configfile."""
+def configs(configfiles: list[Path] = ()) -> list[tuple[dict, str]]:
+    """(config, prefix of its lock lines): config/config.yaml with `configfiles` merged over it, then the same for
+    every other config/*.yaml that names a run of its own, merged before `configfiles` (as Snakemake merges
+    `--configfile config/<that file> <configfiles>`); only the first where `configfiles` name a run themselves."""
     from snakemake.utils import update_config
 
     base = load_yaml(REPO / "config" / "config.yaml")
-    digests = run_digests(base, "")
+    extra = [load_yaml(path) for path in configfiles]
+
+    def merged(*overrides: dict) -> dict:
+        config = copy.deepcopy(base)
+        for override in overrides:
+            update_config(config, override)
+        return config
+
+    found = [(merged(*extra), run_prefix(merged(*extra)["run"]["name"], base["run"]["name"]))]
+    if any((override.get("run") or {}).get("name") for override in extra):
+        return found
     for path in sorted((REPO / "config").glob("*.yaml")):
         overrides = load_yaml(path)
         run = (overrides.get("run") or {}).get("name")
         if path.name == "config.yaml" or not run or run == base["run"]["name"]:
             continue
-        merged = copy.deepcopy(base)
-        update_config(merged, overrides)
-        digests |= run_digests(merged, run_prefix(run, base["run"]["name"]))
-    return digests
+        found.append((merged(overrides, *extra), run_prefix(run, base["run"]["name"])))
+    return found
+
+
+def paper_digests() -> dict[str, str]:
+    """The lines of config/claims.lock: config/config.yaml's built-in claims, then those of every other config/*.yaml
+    that names a run of its own, merged over config/config.yaml as Snakemake merges a --configfile."""
+    return lock_lines(configs()).get(REPO / LOCK, {})
+
+
+def shown(path: Path) -> str:
+    return path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else str(path)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="list the claims whose definition differs from the lock; exit 1 if any")
+    parser.add_argument("--configfile", nargs="+", type=Path, default=[], metavar="FILE",
+                        help="config files that register studies outside icdenoise.studies: write (or check) only their own "
+                             "claims.lock, never config/claims.lock")
     arguments = parser.parse_args()
-    digests, path = paper_digests(), REPO / LOCK
+    try:
+        locks = lock_lines(configs(arguments.configfile))
+    except (OSError, ValueError) as error:
+        print(f"lock_claims.py: {error}", file=sys.stderr)
+        return 2
+    if arguments.configfile:
+        locks.pop(REPO / LOCK, None)
+        if not locks:
+            print(f"lock_claims.py: {' '.join(map(str, arguments.configfile))} register no study outside icdenoise.studies, "
+                  "whose claims.lock this would write; name the config file whose `studies` block names yours, or lock a "
+                  "built-in study's claims in config/claims.lock with `python scripts/lock_claims.py`", file=sys.stderr)
+            return 2
+    else:
+        locks.setdefault(REPO / LOCK, {})
     if arguments.check:
-        locked = read_lock(path.read_text()) if path.exists() else {}
-        changed = sorted(key for key in digests.keys() | locked.keys() if digests.get(key) != locked.get(key))
-        print("\n".join(changed) if changed else "config/claims.lock is current")
+        changed = []
+        for path, digests in locks.items():
+            locked = read_lock(path.read_text()) if path.exists() else {}
+            changed += sorted(f"{shown(path)}: {key}" for key in digests.keys() | locked.keys() if digests.get(key) != locked.get(key))
+        print("\n".join(changed) if changed else "\n".join(f"{shown(path)} is current" for path in locks))
         return 1 if changed else 0
-    path.write_text(lock_text(digests))
-    print(f"wrote {LOCK}: {len(digests)} claims")
+    for path, digests in locks.items():
+        path.write_text(lock_text(digests))
+        print(f"wrote {shown(path)}: {len(digests)} claims")
     return 0
 
 

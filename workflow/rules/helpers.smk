@@ -11,7 +11,7 @@ from pathlib import Path
 from snakemake.io import get_wildcard_names
 
 from icdenoise.pipeline.cluster import placement
-from icdenoise.pipeline.codedeps import code_dependencies, imported_modules, trains_in_shared_stage
+from icdenoise.pipeline.codedeps import code_dependencies, imported_modules, ledger_script, trains_in_shared_stage
 from icdenoise.pipeline.config import device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
@@ -156,7 +156,8 @@ def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
 
 def ledger_rule(study, tables, output, caption, appendix=None):
     """Define write_<study>_ledger: the study's claims ledger (its claims module's CLAIMS and the config
-    block <study>.claims, each claim's definition checked against config/claims.lock) measured on `tables`
+    block <study>.claims, each claim's definition checked against config/claims.lock, or against the study's own
+    claims.lock for a study outside icdenoise.studies: Study.own_lock) measured on `tables`
     (a dict: frame name → table), as output["table"] (Parquet), output["text"] (Markdown)
     and, beside the Markdown, the same text as an HTML page (.html), which the report shows with the
     caption `caption`. `appendix`: the keyword arguments of the claims module's markdown_appendix, if it
@@ -165,14 +166,16 @@ def ledger_rule(study, tables, output, caption, appendix=None):
     captioned = report(
         page, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, "claims ledger")
     )
+    own_lock = STUDIES[study].own_lock  # a lock not written yet is no input: every row is then not registered
+    lock = CLAIMS_LOCK if own_lock is None else [str(own_lock)] if own_lock.is_file() else []
     job_rule(
         f"write_{study}_ledger",
         f"The claims ledger of the {study} study: every configured claim, our value and its interval, pass, fail or "
         "inconclusive, and the commit that fixed its definition (Parquet, "
         "Markdown, and the Markdown as an HTML page for the report).",
-        WORKFLOW / "scripts" / "write_ledger.py",
+        WORKFLOW / "scripts" / f"{ledger_script(STUDIES[study])}.py",
         dict(table=output["table"], text=output["text"], page=captioned),
-        input=dict(tables, lock=CLAIMS_LOCK),
+        input=dict(tables, lock=lock),
         params=dict(
             study=study,
             title=STUDIES[study].title,
@@ -193,11 +196,14 @@ def ledger_rule(study, tables, output, caption, appendix=None):
     LEDGER_TABLES[study] = output["table"]
 
 
-def score_rule(study, case, denoisers, settings):
-    """Define score_<study>_denoisers: the study's own denoisers on `case`'s fresh evaluation prompts, scored
-    as the leaderboard scores every denoiser; its rows join the leaderboard. `denoisers`: "module:function",
-    a function of (the case's config block, **settings) returning name → denoiser."""
-    table = f"<results>/{study}/leaderboard_scores/{case}.parquet"
+def score_rule(study, cases, denoisers, settings):
+    """Define score_<study>_denoisers: the study's own denoisers on the fresh evaluation prompts of each case of
+    `cases` (one case's name, or a list of them: one job per case), scored as the leaderboard scores every
+    denoiser; its rows join the leaderboard. `denoisers`: "module:function", a function of (the case's config
+    block, **settings) returning name → denoiser. Call it once per study."""
+    cases = [cases] if isinstance(cases, str) else list(cases)
+    if not cases or len(set(cases)) != len(cases):
+        raise ValueError(f"score_rule({study!r}): cases {cases} must name at least one case, each once")
     job_rule(
         f"score_{study}_denoisers",
         f"The {study} study's denoisers on the case's fresh evaluation prompts (the leaderboard's).",
@@ -212,4 +218,4 @@ def score_rule(study, case, denoisers, settings):
         ),
         modules=[denoisers.split(":")[0]],
     )
-    SCORE_TABLES.append(table)
+    SCORE_TABLES.extend(f"<results>/{study}/leaderboard_scores/{case}.parquet" for case in cases)

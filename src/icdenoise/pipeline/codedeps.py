@@ -29,7 +29,8 @@ from pathlib import Path
 PACKAGE = "icdenoise"
 PLUMBING = f"{PACKAGE}.pipeline"  # its modules are never code inputs
 SHARED_STAGE_SCRIPTS = ("sample_prompts", "train_ensemble", "evaluate_bayes", "evaluate_trained")  # workflow/scripts/
-LEDGER_SCRIPT = "write_ledger"  # workflow/scripts/: it measures and judges every claim
+LEDGER_SCRIPT = "write_ledger"  # workflow/scripts/: it measures and judges every claim of a built-in study
+STUDY_LOCK_LEDGER_SCRIPT = "write_study_ledger"  # the same for a study with its own claims lock (Study.own_lock)
 TRACKED: dict[str, Path] = {PACKAGE: Path(__file__).resolve().parents[1]}  # top-level package → its folder
 
 
@@ -227,19 +228,26 @@ def import_groups(module_lists: Iterable[Iterable[str]], exclude: Iterable[str] 
     return groups
 
 
+def ledger_script(study) -> str:
+    """The name of the script of a study's ledger in workflow/scripts: `LEDGER_SCRIPT` for a built-in study,
+    `STUDY_LOCK_LEDGER_SCRIPT` for one with its own claims lock."""
+    return LEDGER_SCRIPT if study.own_lock is None else STUDY_LOCK_LEDGER_SCRIPT
+
+
 def study_code_files(study, workflow_dir: Path, trains_in_shared_stage: bool) -> list[Path]:
     """The code a study's verdicts are computed by: every rule script of the study (its workflow/scripts), the
-    ledger's script and the study's claims module, the shared stage's scripts where the study trains there
+    ledger's script (`ledger_script`) and the study's claims module, the shared stage's scripts where the study trains there
     (`trains_in_shared_stage`), and every module these import (the plumbing, which computes no number, is
     never one). More than the jobs upstream of one claim, never less: editing any of
     it re-registers every claim of the study. `study`: an icdenoise.pipeline.registry.Study."""
     track_package(study.package, study.folder)
     shared = Path(workflow_dir) / "scripts"
     scripts = sorted(study.workflow.joinpath("scripts").glob("*.py"))
-    scripts += [shared / f"{name}.py" for name in (*(SHARED_STAGE_SCRIPTS if trains_in_shared_stage else ()), LEDGER_SCRIPT)]
+    ledger = ledger_script(study)
+    scripts += [shared / f"{name}.py" for name in (*(SHARED_STAGE_SCRIPTS if trains_in_shared_stage else ()), ledger)]
     files = set(scripts)
     for script in scripts:
-        modules = [study.claims_module] if script.stem == LEDGER_SCRIPT else []
+        modules = [study.claims_module] if script.stem == ledger else []
         files.update(map(Path, code_dependencies(script, modules)))
     return sorted(files)
 

@@ -1,0 +1,118 @@
+"""Pre-registration for a study outside icdenoise.studies: its claims lock lives with it, as ``claims.lock`` in
+its folder (icdenoise.pipeline.registry.Study.own_lock), in the line format of config/claims.lock
+(``<study>.<claim> <digest>`` and ``<run>/<study>.<claim> <digest>``, icdenoise.records.registration), and its
+registration is read from that file's git history, in whatever repository holds the study.
+
+A row is *registered* under the rules of config/claims.lock: its digest is the lock's and committed, the ledger
+was built from a clean tree at a commit of which that lock commit is a strict ancestor, and every table was built
+from a clean tree after the lock commit. Where the study's repository is this package's, those commits are the
+ledger's and the tables' own (their provenance). Where it is another repository, whose commits the provenance does
+not record: this package's checkout must be clean as well, the study's repository must be clean with its HEAD a
+strict descendant of the lock commit when the ledger is built, and no table file may be older than the lock
+commit. A study in no git repository has no registered row.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from icdenoise.records.artifacts import SOURCE
+from icdenoise.records.registration import NOT_REGISTERED, REGISTERED, _is_ancestor, built_from, is_commit, read_lock
+
+
+def _git(folder: Path, *arguments: str) -> str | None:
+    try:
+        return subprocess.run(["git", "-C", str(folder), *arguments], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def repository(folder: Path) -> Path | None:
+    """The top folder of the git repository holding `folder`, or None."""
+    top = _git(folder, "rev-parse", "--show-toplevel")
+    return Path(top.strip()).resolve() if top else None
+
+
+def shown(lock: Path, repo: Path | None) -> str:
+    """The lock's path as a ledger row names it: relative to its repository, else absolute."""
+    lock = lock.resolve()
+    return lock.relative_to(repo).as_posix() if repo and lock.is_relative_to(repo) else str(lock)
+
+
+def added_in(repo: Path, lock: Path, line: str) -> str | None:
+    """The short hash of the newest commit of `repo` that added `line` to the file `lock`, or None."""
+    log = _git(repo, "log", "--format=commit %h", "-p", "--unified=0", "--", str(lock.resolve().relative_to(repo)))
+    commit = None
+    for text in (log or "").splitlines():
+        if text.startswith("commit "):
+            commit = text.split()[1]
+        elif text == f"+{line}":
+            return commit
+    return None
+
+
+def _defined_in(lock: Path, repo: Path | None, digests: dict[str, str]) -> dict[str, str]:
+    """claim id → the commit that registered its digest in the study's lock, or why none did."""
+    name = shown(lock, repo)
+    locked = read_lock(lock.read_text()) if lock.is_file() else None
+    found = {}
+    for key, digest in digests.items():
+        claim_id = key.rsplit("/", 1)[-1].split(".", 1)[1]
+        if locked is None:
+            found[claim_id] = (f"not pre-registered (no {name}: write it with `python scripts/lock_claims.py --configfile "
+                               "<the config file that names the study>` and commit it on its own)")
+        elif locked.get(key) != digest:
+            found[claim_id] = (f"not pre-registered (differs from {name}: lock the definitions you mean with "
+                               "`python scripts/lock_claims.py --configfile <its config file>` and commit it before building)")
+        elif repo is None:
+            found[claim_id] = (f"not registered ({name} is in no git repository: put the study in one and commit its "
+                               "claims.lock on its own, before building)")
+        else:
+            found[claim_id] = added_in(repo, lock, f"{key} {digest}") or f"uncommitted ({name} is not committed)"
+    return found
+
+
+def study_registration(lock: Path, digests: dict[str, str], build: dict, tables: dict[str, dict],
+                       project: Path = SOURCE) -> dict[str, dict]:
+    """claim id → its ledger row's registration, as icdenoise.records.registration.registration gives it for
+    config/claims.lock (``defined_in``, ``built_from``, ``registered``, ``registration``), read from the study's
+    own lock `lock` (the module docstring's rules). build: the ledger job's git state
+    (icdenoise.records.artifacts.git_state, read in `project`, this package's checkout); tables: each table's path → its
+    provenance (git_commit, git_dirty)."""
+    repo = repository(lock.parent)
+    found = _defined_in(lock, repo, digests)
+    same = repo is not None and repo == repository(project)
+    common = []
+    if build.get("git_commit", "unknown") == "unknown":
+        common.append("the ledger was built outside a git checkout")
+    elif build.get("git_dirty"):
+        common.append("the ledger was built from a tree with uncommitted changes")
+    dirty = sorted(path for path, state in tables.items() if state.get("git_dirty") or state.get("git_commit", "unknown") == "unknown")
+    if dirty:
+        common.append(f"{len(dirty)} of its tables were built from uncommitted code or outside git ({Path(dirty[0]).name}, ...)")
+    if repo is not None and not same and _git(repo, "status", "--porcelain", "--untracked-files=no"):
+        common.append(f"the study's repository {repo.name} has uncommitted changes")
+    head = (_git(repo, "rev-parse", "HEAD") or "").strip() if repo is not None and not same else ""
+    rows = {}
+    for claim_id, commit in found.items():
+        reasons = list(common)
+        if not is_commit(commit):
+            reasons.insert(0, commit)
+        elif not common and same:
+            if not _is_ancestor(repo, commit, build["git_commit"], strict=True):
+                reasons.append(f"the ledger was built at {build['git_commit'][:7]}, not after its registration in {commit}")
+            early = sorted(path for path, state in tables.items() if not _is_ancestor(repo, commit, state["git_commit"], strict=False))
+            if early:
+                reasons.append(f"{len(early)} of its tables were computed before its registration in {commit} ({Path(early[0]).name}, ...)")
+        elif not common:
+            if not _is_ancestor(repo, commit, head, strict=True):
+                reasons.append(f"the study's repository was at {head[:7]}, not after its registration in {commit}")
+            locked_at = int((_git(repo, "show", "-s", "--format=%ct", commit) or "0").strip() or 0)
+            early = sorted(path for path in tables if os.stat(path).st_mtime < locked_at)
+            if early:
+                reasons.append(f"{len(early)} of its tables were written before its registration in {commit} ({Path(early[0]).name}, ...)")
+        rows[claim_id] = {"defined_in": commit, "built_from": built_from(build), "registered": not reasons,
+                          "registration": REGISTERED if not reasons else f"{NOT_REGISTERED}: {'; '.join(reasons)}"}
+    return rows

@@ -1,0 +1,115 @@
+"""A study written by `python -m icdenoise.scaffold` and a study's own claims lock, with real Snakemake runs and
+real git repositories: the scaffolded outside study builds its figure, its ledger and leaderboard rows on both of
+its cases beside the smoke run; the example study, locked in its own folder in a git repository made here, gives
+registered rows after a clean commit, and config/claims.lock is left as it was."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from runner import SMOKE, SNAKEMAKE, copy_workflow, smoke_target
+
+pytestmark = pytest.mark.integration
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example_study"
+
+
+def with_path(*folders: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, folders))}
+
+
+def test_a_scaffolded_outside_study_builds_its_figure_ledger_and_leaderboard_rows_on_two_cases(smoke_run, repo, tmp_path):
+    outside = tmp_path / "mine"
+    outside.mkdir()
+    made = subprocess.run([sys.executable, "-m", "icdenoise.scaffold", "toy", "--outside", str(outside)], capture_output=True,
+                          text=True, env=with_path(repo / "src"))
+    assert made.returncode == 0, made.stderr
+    assert f"--configfile {outside / 'toy.yaml'}" in made.stdout and "lock_claims.py --configfile" in made.stdout
+    again = subprocess.run([sys.executable, "-m", "icdenoise.scaffold", "toy", "--outside", str(outside)], capture_output=True,
+                           text=True, env=with_path(repo / "src"))
+    assert again.returncode == 2 and "already exists: choose another name" in again.stderr
+    workdir = tmp_path / "workflow"
+    shutil.copytree(smoke_run, workdir, symlinks=True)
+    built = subprocess.run([SNAKEMAKE, "--cores", "2", "toy", "leaderboard", "--configfile", "config/smoke.yaml",
+                            str(outside / "toy.yaml")], cwd=workdir, capture_output=True, text=True, timeout=900,
+                           env=with_path(repo / "src", outside))
+    assert built.returncode == 0, built.stderr[-4000:]
+    assert (workdir / SMOKE / "figures/toy/noisy_query.pdf").read_bytes().startswith(b"%PDF")
+    ledger = pd.read_parquet(workdir / SMOKE / "figures/toy/claims.parquet")
+    assert list(ledger["claim"]) == ["noisy_query_mse_is_noise_variance"] and (ledger["verdict"] == "PASS").all()
+    assert not ledger["registered"].any() and f"no {outside / 'toy' / 'claims.lock'}" in ledger["registration"].iloc[0]
+    board = pd.read_parquet(workdir / SMOKE / "figures/leaderboard.parquet").set_index(["case", "estimator"])
+    for case in ("linear", "sphere"):
+        assert board.loc[(case, "toy_noisy_query"), "mse"] > board.loc[(case, "oracle"), "mse"]
+
+
+def _git(folder: Path, *arguments: str) -> str:
+    return subprocess.run(["git", "-C", str(folder), "-c", "user.email=a@b", "-c", "user.name=a", *arguments], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def test_a_study_locked_in_its_own_folder_is_registered_after_a_clean_commit(repo, tmp_path):
+    """The project and the example study in one git repository made here: the study's lock is written into its
+    folder, committed on its own, then a later commit is built clean."""
+    checkout = copy_workflow(repo, tmp_path / "checkout")
+    for folder in ("src", "scripts"):
+        shutil.copytree(repo / folder, checkout / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(EXAMPLE, checkout / "example", ignore=shutil.ignore_patterns("__pycache__"))
+    project_lock = (checkout / "config" / "claims.lock").read_bytes()
+    (checkout / ".gitignore").write_text(".snakemake/\nruns/\n__pycache__/\n")
+    _git(checkout, "init", "-q")
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-q", "-m", "the project and the study")
+    environment = with_path(checkout / "src", checkout / "example")
+    locked = subprocess.run([sys.executable, "scripts/lock_claims.py", "--configfile", "example/config.yaml"], cwd=checkout,
+                            capture_output=True, text=True, env=environment)
+    assert locked.returncode == 0, locked.stderr
+    lock = checkout / "example" / "scaled_query_study" / "claims.lock"
+    assert "smoke/scaled_query.best_scale_is_optimal " in lock.read_text()
+    assert (checkout / "config" / "claims.lock").read_bytes() == project_lock
+    assert _git(checkout, "status", "--porcelain") == "?? example/scaled_query_study/claims.lock\n"
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-q", "-m", "the study's claims, on their own")
+    lock_commit = _git(checkout, "rev-parse", "--short=7", "HEAD").strip()
+    _git(checkout, "commit", "-q", "--allow-empty", "-m", "after the lock")
+    built = subprocess.run([SNAKEMAKE, "--cores", "2", "scaled_query", "--configfile", "config/smoke.yaml", "example/config.yaml"],
+                           cwd=checkout, capture_output=True, text=True, timeout=900, env=environment)
+    assert built.returncode == 0, built.stderr[-4000:]
+    ledger = pd.read_parquet(checkout / smoke_target("figures/scaled_query/claims.parquet"))
+    assert ledger["registered"].all(), ledger["registration"].tolist()
+    assert list(ledger["defined_in"]) == [lock_commit]
+    assert _git(checkout, "status", "--porcelain") == ""  # config/claims.lock untouched, nothing else changed
+
+
+def test_a_study_in_another_repository_is_registered_only_from_its_clean_head_after_the_lock(tmp_path):
+    from icdenoise.records.registration import lock_text
+    from icdenoise.records.study_locks import study_registration
+
+    study = tmp_path / "other" / "toy"
+    study.mkdir(parents=True)
+    lock, table = study / "claims.lock", tmp_path / "t.parquet"
+    lock.write_text(lock_text({"toy.a": "1" * 16}))
+    clean = {"git_commit": "f" * 40, "git_dirty": False}
+    digests = {"toy.a": "1" * 16}
+    table.write_text("")
+    outside_git = study_registration(lock, digests, clean, {}, project=tmp_path)["a"]
+    assert not outside_git["registered"] and "is in no git repository" in outside_git["registration"]
+    _git(study.parent, "init", "-q")
+    _git(study.parent, "add", "-A")
+    _git(study.parent, "commit", "-q", "-m", "the lock")
+    locked = _git(study.parent, "rev-parse", "--short=7", "HEAD").strip()
+    at_the_lock = study_registration(lock, digests, clean, {str(table): clean}, project=tmp_path)["a"]
+    assert at_the_lock["defined_in"] == locked and "not after its registration" in at_the_lock["registration"]
+    _git(study.parent, "commit", "-q", "--allow-empty", "-m", "after")
+    table.touch()
+    row = study_registration(lock, digests, clean, {str(table): clean}, project=tmp_path)
+    assert row["a"]["registered"], row
+    os.utime(table, (0, 0))  # a table older than the lock commit
+    early = study_registration(lock, digests, clean, {str(table): clean}, project=tmp_path)["a"]
+    assert "written before its registration" in early["registration"]
+    other = study_registration(lock, {"toy.a": "2" * 16}, clean, {}, project=tmp_path)["a"]
+    assert "differs from toy/claims.lock" in other["registration"]

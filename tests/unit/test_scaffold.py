@@ -1,0 +1,48 @@
+"""The scaffold (python -m icdenoise.scaffold): what it writes for a built-in and an outside study, and the names
+and folders it refuses, each with how to fix it."""
+
+import pytest
+import yaml
+
+from icdenoise.scaffold import FILES, ScaffoldError, scaffold
+
+
+def test_it_writes_every_file_of_a_built_in_study_and_the_steps_to_register_it(tmp_path):
+    steps = scaffold("toy", studies=tmp_path)
+    written = {path.relative_to(tmp_path / "toy").as_posix() for path in (tmp_path / "toy").rglob("*") if path.is_file()}
+    assert written == {name.format(name="toy") for name in FILES}
+    assert "icdenoise.studies.toy.noisy_query:leaderboard_denoisers" in (tmp_path / "toy" / "workflow" / "rules.smk").read_text()
+    assert "config/config.yaml" in steps[0] and "toy: icdenoise.studies.toy" in steps[0]
+    assert steps[-1].startswith("snakemake --cores 2 toy leaderboard")
+
+
+def test_an_outside_study_comes_with_the_config_file_that_registers_it(tmp_path):
+    steps = scaffold("toy", outside=tmp_path)
+    block = yaml.safe_load((tmp_path / "toy.yaml").read_text())
+    assert block["studies"] == {"toy": "toy"} and block["toy"]["cases"] == ["linear", "sphere"]
+    assert "tolerance_reason" in block["toy"]["claims"]["noisy_query_mse_is_noise_variance"]
+    assert "from toy.noisy_query import" in (tmp_path / "toy" / "workflow" / "scripts" / "compute_toy.py").read_text()
+    assert any(f"lock_claims.py --configfile {tmp_path / 'toy.yaml'}" in step for step in steps)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("My-Study", "use lowercase letters, digits and underscores"),
+    ("class", "use lowercase letters, digits and underscores"),
+    ("leaderboard", "choose another name"),
+    ("onelayer", "choose another name"),
+    ("json", "already an importable module"),
+])
+def test_a_bad_or_taken_name_is_refused_with_how_to_fix_it(tmp_path, name, message):
+    with pytest.raises(ScaffoldError, match=message):
+        scaffold(name, outside=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_study_or_config_file_is_never_overwritten(tmp_path):
+    scaffold("toy", outside=tmp_path)
+    with pytest.raises(ScaffoldError, match="already exists: choose another name, or remove that folder first"):
+        scaffold("toy", outside=tmp_path)
+    (tmp_path / "other.yaml").write_text("mine\n")
+    with pytest.raises(ScaffoldError, match="already exists: choose another name, or remove that file first"):
+        scaffold("other", outside=tmp_path)
+    assert (tmp_path / "other.yaml").read_text() == "mine\n" and not (tmp_path / "other").exists()
