@@ -25,6 +25,9 @@ STUDY_TARGETS = {name: [] for name in STUDIES}  # study → its figures and ledg
 REPORTED_TABLES = []  # the tables whose Markdown the report captions: they must be built from the config given
 SCORE_TABLES = []  # the studies' score tables that join the leaderboard
 LEDGER_TABLES = {}  # study → its ledger's table (compared across runs)
+# `snakemake --cache`: the rules defined with cache=True (the shared stages) keep their outputs in Snakemake's
+# between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE (OUTPUT_CACHE, common.smk); docs/experiments.md.
+CACHING = workflow.workflow_settings.cache is not None
 
 
 def here(path):
@@ -65,7 +68,17 @@ def longest_first(name):
 
 
 def job_rule(
-    name, doc, script_file, output, input=None, params=None, threads=1, priority=None, local=False, modules=()
+    name,
+    doc,
+    script_file,
+    output,
+    input=None,
+    params=None,
+    threads=1,
+    priority=None,
+    local=False,
+    modules=(),
+    cache=False,
 ):
     """Define the rule `name` (a verb first) with the tail every job shares.
 
@@ -73,7 +86,8 @@ def job_rule(
     output: a path or a dict of named paths; input: a dict of named inputs, or a function of the wildcards
     returning one; params: a dict; threads, priority: as in a rule (priority defaults to `longest_first`);
     local: a light job that runs on the submitting machine on a cluster (plots, summaries, ledgers);
-    modules: modules the script imports by name at run time (their files join the code input).
+    modules: modules the script imports by name at run time (their files join the code input);
+    cache: its jobs' outputs join Snakemake's between-workflow cache under `snakemake --cache` (CACHED).
     A rule that is not local needs a job-size model in its study's `sizes` (icdenoise.pipeline.resources)."""
     if not local and name not in SIZES:
         raise ValueError(
@@ -86,32 +100,66 @@ def job_rule(
     named = input if isinstance(input, dict) else {}
     outputs = output if isinstance(output, dict) else {}
     JOB_MODULES[name] = [*imported_modules(script_file), *modules]
+    code = code_dependencies(script_file, modules)
+    if cache:  # the cache key has no wildcards and no output paths: the params name the job
+        params = {**(params or {}), "wildcards": lambda wildcards: dict(wildcards.items())}
+    priority = longest_first(name) if priority is None else priority
+    resources = job_resources(name)
 
-    rule:
-        name:
-            name
-        input:
-            *positional,
-            **named,
-            code=code_dependencies(script_file, modules),
-        output:
-            *([] if outputs else [output]),
-            **outputs,
-        log:
-            log,
-        benchmark:
-            benchmark
-        priority: longest_first(name) if priority is None else priority
-        localrule: local
-        conda:
-            ENVIRONMENT
-        threads: threads
-        resources:
-            **job_resources(name),
-        params:
-            **(params or {}),
-        script:
-            str(script_file)
+    if cache and CACHING:  # Snakemake refuses a benchmark on a cached rule: a job taken from the cache has no timing
+
+        rule:
+            name:
+                name
+            input:
+                *positional,
+                **named,
+                code=code,
+            output:
+                *([] if outputs else [output]),
+                **outputs,
+            log:
+                log,
+            cache: True
+            priority: priority
+            localrule: local
+            conda:
+                ENVIRONMENT
+            threads: threads
+            resources:
+                **resources,
+            params:
+                **(params or {}),
+            script:
+                str(script_file)
+
+    else:
+
+        rule:
+            name:
+                name
+            input:
+                *positional,
+                **named,
+                code=code,
+            output:
+                *([] if outputs else [output]),
+                **outputs,
+            log:
+                log,
+            benchmark:
+                benchmark
+            priority: priority
+            localrule: local
+            conda:
+                ENVIRONMENT
+            threads: threads
+            resources:
+                **resources,
+            params:
+                **(params or {}),
+            script:
+                str(script_file)
 
     workflow.get_rule(name).docstring = doc
 
