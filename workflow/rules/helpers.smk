@@ -87,7 +87,9 @@ def job_rule(
     returning one; params: a dict; threads, priority: as in a rule (priority defaults to `longest_first`);
     local: a light job that runs on the submitting machine on a cluster (plots, summaries, ledgers);
     modules: modules the script imports by name at run time (their files join the code input);
-    cache: its jobs' outputs join Snakemake's between-workflow cache under `snakemake --cache` (CACHED).
+    cache: its jobs' outputs join Snakemake's between-workflow cache under `snakemake --cache` (CACHING),
+    and then they have no benchmark: Snakemake refuses a benchmark on a cached rule, as a job taken from the cache
+    has no timing.
     A rule that is not local needs a job-size model in its study's `sizes` (icdenoise.pipeline.resources)."""
     if not local and name not in SIZES:
         raise ValueError(
@@ -98,70 +100,79 @@ def job_rule(
     log, benchmark = job_files(name, wildcards_of(output))
     positional = [unpack(input)] if callable(input) else []
     named = input if isinstance(input, dict) else {}
-    outputs = output if isinstance(output, dict) else {}
     JOB_MODULES[name] = [*imported_modules(script_file), *modules]
-    code = code_dependencies(script_file, modules)
     if cache:  # the cache key has no wildcards and no output paths: the params name the job
         params = {**(params or {}), "wildcards": lambda wildcards: dict(wildcards.items())}
     priority = longest_first(name) if priority is None else priority
-    resources = job_resources(name)
-
-    if cache and CACHING:  # Snakemake refuses a benchmark on a cached rule: a job taken from the cache has no timing
-
-        rule:
-            name:
-                name
-            input:
-                *positional,
-                **named,
-                code=code,
-            output:
-                *([] if outputs else [output]),
-                **outputs,
-            log:
-                log,
-            cache: True
-            priority: priority
-            localrule: local
-            conda:
-                ENVIRONMENT
-            threads: threads
-            resources:
-                **resources,
-            params:
-                **(params or {}),
-            script:
-                str(script_file)
-
+    rule_parts = (name, (positional, named), code_dependencies(script_file, modules), output, log, priority, local)
+    if cache and CACHING:
+        cached_rule(*rule_parts, threads, params, script_file)
     else:
-
-        rule:
-            name:
-                name
-            input:
-                *positional,
-                **named,
-                code=code,
-            output:
-                *([] if outputs else [output]),
-                **outputs,
-            log:
-                log,
-            benchmark:
-                benchmark
-            priority: priority
-            localrule: local
-            conda:
-                ENVIRONMENT
-            threads: threads
-            resources:
-                **resources,
-            params:
-                **(params or {}),
-            script:
-                str(script_file)
-
+        measured_rule(*rule_parts, threads, params or {}, script_file, benchmark)
     workflow.get_rule(name).docstring = doc
+
+
+def measured_rule(name, inputs, code, output, log, priority, local, threads, params, script_file, benchmark):
+    """A job rule (`job_rule`) with its benchmark."""
+    positional, named = inputs
+    outputs = output if isinstance(output, dict) else {}
+
+    rule:
+        name:
+            name
+        input:
+            *positional,
+            **named,
+            code=code,
+        output:
+            *([] if outputs else [output]),
+            **outputs,
+        log:
+            log,
+        benchmark:
+            benchmark
+        priority: priority
+        localrule: local
+        conda:
+            ENVIRONMENT
+        threads: threads
+        resources:
+            **job_resources(name),
+        params:
+            **params,
+        script:
+            str(script_file)
+
+
+def cached_rule(name, inputs, code, output, log, priority, local, threads, params, script_file):
+    """A job rule (`job_rule`) in the between-workflow cache, without a benchmark."""
+    positional, named = inputs
+    outputs = output if isinstance(output, dict) else {}
+
+    rule:
+        name:
+            name
+        input:
+            *positional,
+            **named,
+            code=code,
+        output:
+            *([] if outputs else [output]),
+            **outputs,
+        log:
+            log,
+        cache: True
+        priority: priority
+        localrule: local
+        conda:
+            ENVIRONMENT
+        threads: threads
+        resources:
+            **job_resources(name),
+        params:
+            **params,
+        script:
+            str(script_file)
 
 
 def named_tables(*outputs):
