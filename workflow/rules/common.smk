@@ -58,6 +58,14 @@ use_disk_cache(STATE_DIR / "imports.json")  # the next call parses only the modu
 for study in STUDIES.values():
     track_package(study.package, study.folder)  # a study outside this package: its modules are code inputs too
 
+# `snakemake --cache` keeps the shared stages' tables in Snakemake's between-workflow cache, named by a hash of
+# each job's script, params, code files and upstream jobs, and links a run's table to an equal job's instead
+# of running it (docs/experiments.md). Its folder: $SNAKEMAKE_OUTPUT_CACHE, by default this one (absolute, as
+# the links need).
+OUTPUT_CACHE = Path(os.environ.setdefault("SNAKEMAKE_OUTPUT_CACHE", str((STATE_DIR / "output-cache").resolve())))
+if workflow.workflow_settings.cache is not None:
+    OUTPUT_CACHE.mkdir(parents=True, exist_ok=True)
+
 # A local run's jobs continue in a process that has already imported their libraries (icdenoise.pipeline.warmstart).
 # It starts now, importing the modules of the shared stages and of the figures (torch, pandas and matplotlib among
 # them) while Snakemake builds the DAG; `onstart` sends it the rest of the run's modules. execution.warm_start: false, or

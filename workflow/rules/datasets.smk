@@ -18,4 +18,5 @@ job_rule(
     params=dict(case=get_case_params, dataset=get_dataset_params),
     # above every training's and evaluation's: a dataset takes about a second, and trainings wait for it
     priority=1 + highest_compute_priority(),
+    cache=True,
 )

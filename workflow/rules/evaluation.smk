@@ -8,6 +8,7 @@ job_rule(
     "<results>/bayes/{case}/L{L}.parquet",
     params=dict(case=get_case_params, evaluation=canonical(config["evaluation"])),
     threads=config["execution"]["evaluation"]["threads"],
+    cache=True,
 )
 
 job_rule(

@@ -25,6 +25,9 @@ STUDY_TARGETS = {name: [] for name in STUDIES}  # study → its figures and ledg
 REPORTED_TABLES = []  # the tables whose Markdown the report captions: they must be built from the config given
 SCORE_TABLES = []  # the studies' score tables that join the leaderboard
 LEDGER_TABLES = {}  # study → its ledger's table (compared across runs)
+# `snakemake --cache`: the rules defined with cache=True (the shared stages) keep their outputs in Snakemake's
+# between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE (OUTPUT_CACHE, common.smk); docs/experiments.md.
+CACHING = workflow.workflow_settings.cache is not None
 
 
 def here(path):
@@ -65,7 +68,17 @@ def longest_first(name):
 
 
 def job_rule(
-    name, doc, script_file, output, input=None, params=None, threads=1, priority=None, local=False, modules=()
+    name,
+    doc,
+    script_file,
+    output,
+    input=None,
+    params=None,
+    threads=1,
+    priority=None,
+    local=False,
+    modules=(),
+    cache=False,
 ):
     """Define the rule `name` (a verb first) with the tail every job shares.
 
@@ -73,7 +86,10 @@ def job_rule(
     output: a path or a dict of named paths; input: a dict of named inputs, or a function of the wildcards
     returning one; params: a dict; threads, priority: as in a rule (priority defaults to `longest_first`);
     local: a light job that runs on the submitting machine on a cluster (plots, summaries, ledgers);
-    modules: modules the script imports by name at run time (their files join the code input).
+    modules: modules the script imports by name at run time (their files join the code input);
+    cache: its jobs' outputs join Snakemake's between-workflow cache under `snakemake --cache` (CACHING),
+    and then they have no benchmark: Snakemake refuses a benchmark on a cached rule, as a job taken from the cache
+    has no timing.
     A rule that is not local needs a job-size model in its study's `sizes` (icdenoise.pipeline.resources)."""
     if not local and name not in SIZES:
         raise ValueError(
@@ -84,8 +100,22 @@ def job_rule(
     log, benchmark = job_files(name, wildcards_of(output))
     positional = [unpack(input)] if callable(input) else []
     named = input if isinstance(input, dict) else {}
-    outputs = output if isinstance(output, dict) else {}
     JOB_MODULES[name] = [*imported_modules(script_file), *modules]
+    if cache:  # the cache key has no wildcards and no output paths: the params name the job
+        params = {**(params or {}), "wildcards": lambda wildcards: dict(wildcards.items())}
+    priority = longest_first(name) if priority is None else priority
+    rule_parts = (name, (positional, named), code_dependencies(script_file, modules), output, log, priority, local)
+    if cache and CACHING:
+        cached_rule(*rule_parts, threads, params, script_file)
+    else:
+        measured_rule(*rule_parts, threads, params or {}, script_file, benchmark)
+    workflow.get_rule(name).docstring = doc
+
+
+def measured_rule(name, inputs, code, output, log, priority, local, threads, params, script_file, benchmark):
+    """A job rule (`job_rule`) with its benchmark."""
+    positional, named = inputs
+    outputs = output if isinstance(output, dict) else {}
 
     rule:
         name:
@@ -93,7 +123,7 @@ def job_rule(
         input:
             *positional,
             **named,
-            code=code_dependencies(script_file, modules),
+            code=code,
         output:
             *([] if outputs else [output]),
             **outputs,
@@ -101,7 +131,7 @@ def job_rule(
             log,
         benchmark:
             benchmark
-        priority: longest_first(name) if priority is None else priority
+        priority: priority
         localrule: local
         conda:
             ENVIRONMENT
@@ -109,11 +139,40 @@ def job_rule(
         resources:
             **job_resources(name),
         params:
-            **(params or {}),
+            **params,
         script:
             str(script_file)
 
-    workflow.get_rule(name).docstring = doc
+
+def cached_rule(name, inputs, code, output, log, priority, local, threads, params, script_file):
+    """A job rule (`job_rule`) in the between-workflow cache, without a benchmark."""
+    positional, named = inputs
+    outputs = output if isinstance(output, dict) else {}
+
+    rule:
+        name:
+            name
+        input:
+            *positional,
+            **named,
+            code=code,
+        output:
+            *([] if outputs else [output]),
+            **outputs,
+        log:
+            log,
+        cache: True
+        priority: priority
+        localrule: local
+        conda:
+            ENVIRONMENT
+        threads: threads
+        resources:
+            **job_resources(name),
+        params:
+            **params,
+        script:
+            str(script_file)
 
 
 def named_tables(*outputs):

@@ -14,4 +14,5 @@ job_rule(
     ),
     params=dict(training=get_training_params, model=get_model_params),
     threads=config["execution"]["training"]["threads"],
+    cache=True,
 )
