@@ -1,7 +1,9 @@
 """The smoke run's `snakemake --report` of all, its sweeps and its comparison with a second run
 (conftest.experiments_run), opened in a real headless Chromium through Playwright: the page loads without
-script errors, its front page names the run, config and commit, every figure's panel draws its PDF, and
-every ledger and the leaderboard show their rows as HTML tables.
+script errors; its front page names the run, config and commit, counts each study's verdicts, lists the
+settings that differ from config/config.yaml and warns that the smoke run's verdicts are not the paper's;
+every figure is shown as an image (its PNG, the PDF beside it); every ledger and the leaderboard show their
+rows as HTML tables.
 
 `scripts/browser/install_chromium.sh` installs Chromium (.ci/run calls it). Where Chromium or Playwright
 is missing, the test skips and says why, except under ICDENOISE_REQUIRE_BROWSER=1 (CI), where it fails.
@@ -23,6 +25,7 @@ import pytest
 from runner import EXPERIMENT_CONFIGS, SMOKE, snakemake
 
 from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies
+from icdenoise.records.artifacts import read_metadata
 
 pytestmark = pytest.mark.integration
 
@@ -67,7 +70,7 @@ def coloured_fraction(png: bytes) -> float:
 
 
 def wait_until_drawn(panel) -> float:
-    """Poll the panel's pixels until the PDF viewer has drawn the figure (or the deadline passes)."""
+    """Poll the panel's pixels until the figure is drawn (or the deadline passes)."""
     deadline, fraction = time.monotonic() + PANEL_DEADLINE, 0.0
     while time.monotonic() < deadline:
         fraction = coloured_fraction(panel.screenshot())
@@ -77,16 +80,25 @@ def wait_until_drawn(panel) -> float:
     return fraction
 
 
+PANELS = "iframe, img[src^='data:image/png']"  # an HTML page's frame, or a figure's image
+
+
 def shown_source(page, previous: str | None) -> str:
     """The panel's source once it is no longer the previous item's (the report swaps it when an item is clicked)."""
     deadline = time.monotonic() + PANEL_DEADLINE
     while time.monotonic() < deadline:
-        panel = page.locator("iframe")
+        panel = page.locator(PANELS)
         source = panel.get_attribute("src") if panel.count() else None
         if source and source != previous:
             return source
         time.sleep(0.1)
     pytest.fail(f"no new panel {PANEL_DEADLINE} s after the click")
+
+
+def expected_counts(ledger: pd.DataFrame) -> str:
+    found = ledger["verdict"].value_counts()
+    return (", ".join(f"{found.get(verdict, 0)} {verdict.lower()}" for verdict in ("PASS", "FAIL", "INCONCLUSIVE", "MEASURED"))
+            + f" ({len(ledger)} claims)")
 
 
 def claim_ids(frame) -> tuple[str, ...]:
@@ -102,7 +114,10 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     figures = experiments_run["workdir"] / SMOKE / "figures"
     ledgers = {tuple(pd.read_parquet(path)["claim"]) for path in figures.rglob("claims.parquet")}
     leaderboard_rows = len(pd.read_parquet(figures / "leaderboard.parquet"))
-    expected_items = len(list(figures.rglob("*.pdf"))) + len(ledgers) + 1
+    images = sorted(figures.rglob("*.png"))
+    assert images and all(image.with_suffix(".pdf").is_file() for image in images)
+    assert len(images) == len(list(figures.rglob("*.pdf")))
+    expected_items = len(images) + len(ledgers) + 1
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors = []
@@ -113,8 +128,15 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     front = page.inner_text("body")
     assert "This report shows the run smoke, built from config/config.yaml + config/smoke.yaml + compare.yaml" in front
     assert "its ledgers and leaderboard were written at commit" in front
+    ledger_of = {read_metadata(path)["params"]["params"]["study"]: path for path in figures.rglob("claims.parquet")}
+    for name, study in studies.items():
+        assert f"{name}: {study.title} — {expected_counts(pd.read_parquet(ledger_of[name]))}" in front
+    alert = page.get_by_role("alert")
+    assert alert.is_visible() and "These verdicts are not the paper's" in alert.inner_text()
+    assert alert.bounding_box()["y"] < page.get_by_text("Studies in this run").bounding_box()["y"]
+    assert "cases.linear.n: 16 → 4" in front  # config/smoke.yaml's change, key by key
 
-    shown, seen_ledgers = 0, set()
+    shown, figures_shown, seen_ledgers = 0, 0, set()
     for category in categories:
         page.goto(report.as_uri())
         page.get_by_role("link", name=category, exact=True).click()
@@ -126,7 +148,7 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
             item = [label.strip() for label in row.inner_text().split("\t") if label.strip()][-1]  # study, item
             row.locator("a[iconname=eye]").click()
             source = shown_source(page, source)
-            panel = page.locator("iframe")
+            panel = page.locator(PANELS)
             shown += 1
             if source.startswith("data:text/html"):
                 frame = panel.content_frame
@@ -140,10 +162,13 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
                     if category == categories[0]:
                         page.screenshot(path=artifacts / "ledger.png")
             else:
+                assert source.startswith("data:image/png"), f"{category}: {item} is not shown as an image"
+                figures_shown += 1
                 fraction = wait_until_drawn(panel)
-                assert fraction > DRAWN, f"{category}: {item}'s panel drew no figure in {PANEL_DEADLINE} s"
+                assert fraction > DRAWN, f"{category}: {item}'s image shows no figure in {PANEL_DEADLINE} s"
                 if item in ("fig3", "noise", "comparison"):
                     page.screenshot(path=artifacts / f"{item}.png")
     assert seen_ledgers == ledgers
+    assert figures_shown == len(images)
     assert shown == expected_items
     assert errors == []
