@@ -69,11 +69,17 @@ def coloured_fraction(png: bytes) -> float:
     return float(((rgb.max(axis=2) - rgb.min(axis=2)) > 0.25).mean())
 
 
-def wait_until_drawn(panel) -> float:
+def inked_fraction(png: bytes) -> float:
+    """The fraction of pixels darker than light grey in some channel: lines, text and fills of any colour."""
+    rgb = matplotlib.image.imread(io.BytesIO(png), format="png")[..., :3]
+    return float((rgb.min(axis=2) < 0.6).mean())
+
+
+def wait_until_drawn(panel, measure=coloured_fraction) -> float:
     """Poll the panel's pixels until the figure is drawn (or the deadline passes)."""
     deadline, fraction = time.monotonic() + PANEL_DEADLINE, 0.0
     while time.monotonic() < deadline:
-        fraction = coloured_fraction(panel.screenshot())
+        fraction = measure(panel.screenshot())
         if fraction > DRAWN:
             break
         time.sleep(0.25)
@@ -133,8 +139,10 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
         assert f"{name}: {study.title} — {expected_counts(pd.read_parquet(ledger_of[name]))}" in front
     alert = page.get_by_role("alert")
     assert alert.is_visible() and "These verdicts are not the paper's" in alert.inner_text()
+    assert 0 <= alert.bounding_box()["y"] < 900  # in view when the report opens
     assert alert.bounding_box()["y"] < page.get_by_text("Studies in this run").bounding_box()["y"]
-    assert "cases.linear.n: 16 → 4" in front  # config/smoke.yaml's change, key by key
+    page.locator("summary", has_text="settings of smoke differ from config/config.yaml").click()
+    assert page.get_by_text("cases.linear.n: 16 → 4", exact=True).is_visible()  # config/smoke.yaml's change, key by key
 
     shown, figures_shown, seen_ledgers = 0, 0, set()
     for category in categories:
@@ -164,7 +172,8 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
             else:
                 assert source.startswith("data:image/png"), f"{category}: {item} is not shown as an image"
                 figures_shown += 1
-                fraction = wait_until_drawn(panel)
+                fraction = wait_until_drawn(panel, inked_fraction)
+                assert panel.evaluate("image => image.complete && image.naturalWidth > 0"), f"{category}: {item}'s image did not load"
                 assert fraction > DRAWN, f"{category}: {item}'s image shows no figure in {PANEL_DEADLINE} s"
                 if item in ("fig3", "noise", "comparison"):
                     page.screenshot(path=artifacts / f"{item}.png")

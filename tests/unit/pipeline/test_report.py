@@ -91,7 +91,7 @@ def test_the_front_page_counts_verdicts_warns_and_lists_the_changed_settings(tmp
     text = front_page(studies, SOURCES, [], ledgers, [("dataset.seed", "0", "7")])
     assert "- ``onelayer``: The core paper — 1 pass, 1 fail, 0 inconclusive, 0 measured (2 claims)" in text
     assert "- ``memory``: Memories — ledger not built yet" in text
-    assert "- ``dataset.seed: 0 → 7``" in text
+    assert "<li><code>dataset.seed: 0 → 7</code></li>" in text
     assert 'role="alert"' in text and "not the paper&#x27;s" in text
     paper = front_page(studies, SOURCES, [], ledgers, [])
     assert 'role="alert"' not in paper and "Settings: the paper's own" in paper
