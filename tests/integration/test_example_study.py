@@ -88,7 +88,7 @@ def test_the_report_captions_the_example_and_checks_its_ledger(beside_the_smoke_
     html = (workdir / "report.html").read_text()
     assert "The example study's claims ledger" in html and "The example study (tests/example_study): MSE per coordinate" in html
     (workdir / "other.yaml").write_text("scaled_query:\n  scales: [0.0, 0.5, 1.0]\n")
-    environment = {**os.environ, "PYTHONPATH": str(EXAMPLE)}
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(EXAMPLE), os.environ.get("PYTHONPATH")]))}
     refused = subprocess.run([SNAKEMAKE, "--report", "other.html", "--cores", "1", *CONFIGS, "other.yaml"], cwd=workdir,
                              capture_output=True, text=True, timeout=600, env=environment)
     assert refused.returncode != 0 and not (workdir / "other.html").exists()

@@ -1,7 +1,9 @@
 """The smoke run's `snakemake --report` of all, its sweeps and its comparison with a second run
 (conftest.experiments_run), opened in a real headless Chromium through Playwright: the page loads without
-script errors, its front page names the run, config and commit, every figure's panel draws its PDF, and
-every ledger and the leaderboard show their rows as HTML tables.
+script errors; its front page names the run, config and commit, counts each study's verdicts, lists the
+settings that differ from config/config.yaml and warns that the smoke run's verdicts are not the paper's;
+every figure is shown as an image (its PNG, the PDF beside it); every ledger and the leaderboard show their
+rows as HTML tables.
 
 `scripts/browser/install_chromium.sh` installs Chromium (.ci/run calls it). Where Chromium or Playwright
 is missing, the test skips and says why, except under ICDENOISE_REQUIRE_BROWSER=1 (CI), where it fails.
@@ -23,6 +25,7 @@ import pytest
 from runner import EXPERIMENT_CONFIGS, SMOKE, snakemake
 
 from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies
+from icdenoise.records.artifacts import read_metadata
 
 pytestmark = pytest.mark.integration
 
@@ -66,27 +69,42 @@ def coloured_fraction(png: bytes) -> float:
     return float(((rgb.max(axis=2) - rgb.min(axis=2)) > 0.25).mean())
 
 
-def wait_until_drawn(panel) -> float:
-    """Poll the panel's pixels until the PDF viewer has drawn the figure (or the deadline passes)."""
+def inked_fraction(png: bytes) -> float:
+    """The fraction of pixels darker than light grey in some channel: lines, text and fills of any colour."""
+    rgb = matplotlib.image.imread(io.BytesIO(png), format="png")[..., :3]
+    return float((rgb.min(axis=2) < 0.6).mean())
+
+
+def wait_until_drawn(panel, measure=coloured_fraction) -> float:
+    """Poll the panel's pixels until the figure is drawn (or the deadline passes)."""
     deadline, fraction = time.monotonic() + PANEL_DEADLINE, 0.0
     while time.monotonic() < deadline:
-        fraction = coloured_fraction(panel.screenshot())
+        fraction = measure(panel.screenshot())
         if fraction > DRAWN:
             break
         time.sleep(0.25)
     return fraction
 
 
+PANELS = "iframe, img[src^='data:image/png']"  # an HTML page's frame, or a figure's image
+
+
 def shown_source(page, previous: str | None) -> str:
     """The panel's source once it is no longer the previous item's (the report swaps it when an item is clicked)."""
     deadline = time.monotonic() + PANEL_DEADLINE
     while time.monotonic() < deadline:
-        panel = page.locator("iframe")
+        panel = page.locator(PANELS)
         source = panel.get_attribute("src") if panel.count() else None
         if source and source != previous:
             return source
         time.sleep(0.1)
     pytest.fail(f"no new panel {PANEL_DEADLINE} s after the click")
+
+
+def expected_counts(ledger: pd.DataFrame) -> str:
+    found = ledger["verdict"].value_counts()
+    return (", ".join(f"{found.get(verdict, 0)} {verdict.lower()}" for verdict in ("PASS", "FAIL", "INCONCLUSIVE", "MEASURED"))
+            + f" ({len(ledger)} claims)")
 
 
 def claim_ids(frame) -> tuple[str, ...]:
@@ -102,7 +120,10 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     figures = experiments_run["workdir"] / SMOKE / "figures"
     ledgers = {tuple(pd.read_parquet(path)["claim"]) for path in figures.rglob("claims.parquet")}
     leaderboard_rows = len(pd.read_parquet(figures / "leaderboard.parquet"))
-    expected_items = len(list(figures.rglob("*.pdf"))) + len(ledgers) + 1
+    images = sorted(figures.rglob("*.png"))
+    assert images and all(image.with_suffix(".pdf").is_file() for image in images)
+    assert len(images) == len(list(figures.rglob("*.pdf")))
+    expected_items = len(images) + len(ledgers) + 1
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors = []
@@ -113,8 +134,17 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     front = page.inner_text("body")
     assert "This report shows the run smoke, built from config/config.yaml + config/smoke.yaml + compare.yaml" in front
     assert "its ledgers and leaderboard were written at commit" in front
+    ledger_of = {read_metadata(path)["params"]["params"]["study"]: path for path in figures.rglob("claims.parquet")}
+    for name, study in studies.items():
+        assert f"{name}: {study.title} — {expected_counts(pd.read_parquet(ledger_of[name]))}" in front
+    alert = page.get_by_role("alert")
+    assert alert.is_visible() and "These verdicts are not the paper's" in alert.inner_text()
+    assert 0 <= alert.bounding_box()["y"] < 900  # in view when the report opens
+    assert alert.bounding_box()["y"] < page.get_by_text("Studies in this run").bounding_box()["y"]
+    page.locator("summary", has_text="settings of smoke differ from config/config.yaml").click()
+    assert page.get_by_text("cases.linear.n: 16 → 4", exact=True).is_visible()  # config/smoke.yaml's change, key by key
 
-    shown, seen_ledgers = 0, set()
+    shown, figures_shown, seen_ledgers = 0, 0, set()
     for category in categories:
         page.goto(report.as_uri())
         page.get_by_role("link", name=category, exact=True).click()
@@ -126,7 +156,7 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
             item = [label.strip() for label in row.inner_text().split("\t") if label.strip()][-1]  # study, item
             row.locator("a[iconname=eye]").click()
             source = shown_source(page, source)
-            panel = page.locator("iframe")
+            panel = page.locator(PANELS)
             shown += 1
             if source.startswith("data:text/html"):
                 frame = panel.content_frame
@@ -140,10 +170,14 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
                     if category == categories[0]:
                         page.screenshot(path=artifacts / "ledger.png")
             else:
-                fraction = wait_until_drawn(panel)
-                assert fraction > DRAWN, f"{category}: {item}'s panel drew no figure in {PANEL_DEADLINE} s"
+                assert source.startswith("data:image/png"), f"{category}: {item} is not shown as an image"
+                figures_shown += 1
+                fraction = wait_until_drawn(panel, inked_fraction)
+                assert panel.evaluate("image => image.complete && image.naturalWidth > 0"), f"{category}: {item}'s image did not load"
+                assert fraction > DRAWN, f"{category}: {item}'s image shows no figure in {PANEL_DEADLINE} s"
                 if item in ("fig3", "noise", "comparison"):
                     page.screenshot(path=artifacts / f"{item}.png")
     assert seen_ledgers == ledgers
+    assert figures_shown == len(images)
     assert shown == expected_items
     assert errors == []

@@ -29,7 +29,7 @@ job_rule(
     local=True,
 )
 
-COMPARISON_FIGURE = report(
+COMPARISON_FIGURE = figure_output(
     "<figures>/comparison.pdf",
     caption=str(WORKFLOW / "report" / "comparison.rst"),
     category="Comparison",
@@ -42,7 +42,7 @@ job_rule(
     WORKFLOW / "scripts" / "plot_figure.py",
     COMPARISON_FIGURE,
     input=dict(comparison="<figures>/comparison.parquet"),
-    params=dict(drawing="icdenoise.experiments.plots.comparison", settings={}),
+    params=dict(drawing="icdenoise.experiments.plots.comparison", settings={}, footer=run_footer()),
     local=True,
     modules=["icdenoise.experiments.plots.comparison"],
 )

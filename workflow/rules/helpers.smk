@@ -15,6 +15,8 @@ from icdenoise.pipeline.codedeps import code_dependencies, imported_modules, led
 from icdenoise.pipeline.config import device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
+from icdenoise.pipeline.report import config_differences, study_differences
+from icdenoise.records.figures import footer_text
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 
 ENVIRONMENT = str(WORKFLOW / "envs" / "icdenoise.yaml")
@@ -28,6 +30,7 @@ LEDGER_TABLES = {}  # study → its ledger's table (compared across runs)
 # `snakemake --cache`: the rules defined with cache=True (the shared stages) keep their outputs in Snakemake's
 # between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE (OUTPUT_CACHE, common.smk); docs/experiments.md.
 CACHING = workflow.workflow_settings.cache is not None
+PAPER_DIFFERENCES = config_differences(config, BASE_CONFIG)  # (key, paper's value, this run's) of each changed setting
 
 
 def here(path):
@@ -190,27 +193,44 @@ def report_labels(study, item):
     return {"study": study, "item": item}
 
 
+def figure_output(pdf, caption, category, labels):
+    """A plot rule's outputs: the PDF (the figure one cites) and, beside it, the PNG the report shows with the
+    caption `caption` (.rst), in `category`, labelled `labels`."""
+    png = str(Path(pdf).with_suffix(".png"))
+    return dict(figure=pdf, image=report(png, caption=caption, category=category, labels=labels))
+
+
+def run_footer(blocks=()):
+    """A figure's footer: this run's name and its settings in the config blocks `blocks` that differ from
+    the paper config's (icdenoise.records.figures.footer_text)."""
+    return footer_text(RUN_NAME, study_differences(PAPER_DIFFERENCES, blocks))
+
+
 def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
-    """Define plot_<figure>: figures/<figure>.pdf, drawn from `tables` (input name → paths) only by the
-    module `drawing`'s render(tables, **settings); `caption` is its report caption (.rst, relative to the
-    calling rules file). The drawing module, with what it imports, is the figure's code input: editing it
-    re-renders that figure and every other figure whose drawing imports it (README.md's figure table lists
-    each figure's drawing modules, scripts/figure_table.py)."""
-    pdf = f"<figures>/{figure}.pdf"
-    captioned = report(
-        pdf, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, figure)
+    """Define plot_<figure>: figures/<figure>.pdf and the same figure as figures/<figure>.png (which the report
+    shows), drawn from `tables` (input name → paths) only by the module `drawing`'s render(tables, **settings),
+    with a footer naming the run and the study's settings that differ from the paper config's; `caption` is
+    its report caption (.rst, relative to the calling rules file). The drawing module, with what it imports,
+    is the figure's code input: editing it re-renders that figure and every other figure whose drawing imports it
+    (README.md's figure table lists each figure's drawing modules, scripts/figure_table.py)."""
+    outputs = figure_output(
+        f"<figures>/{figure}.pdf", str(here(caption)), STUDIES[study].title, report_labels(study, figure)
     )
     job_rule(
         "plot_" + "_".join(Path(figure).parts),
         doc,
         WORKFLOW / "scripts" / "plot_figure.py",
-        captioned,
+        outputs,
         input=tables,
-        params=dict(drawing=drawing, settings=settings or {}),
+        params=dict(
+            drawing=drawing,
+            settings=settings or {},
+            footer=run_footer([study, *STUDIES[study].shared_settings]),
+        ),
         local=True,
         modules=[drawing],
     )
-    STUDY_TARGETS[study].append(pdf)
+    STUDY_TARGETS[study] += list(outputs.values())
 
 
 def ledger_rule(study, tables, output, caption, appendix=None):

@@ -14,7 +14,7 @@ job_rule(
     local=True,
 )
 
-SWEEP_FIGURE = report(
+SWEEP_FIGURE = figure_output(
     "<figures>/sweeps/{sweep}.pdf",
     caption=str(WORKFLOW / "report" / "sweep.rst"),
     category="Sweeps",
@@ -33,6 +33,7 @@ job_rule(
             keys=list(SWEEPS[wildcards.sweep]["grid"]),
             spread=SWEEPS[wildcards.sweep].get("spread"),
         ),
+        footer=lambda wildcards: run_footer([f"sweeps.{wildcards.sweep}"]),
     ),
     local=True,
     modules=["icdenoise.experiments.plots.sweep"],
@@ -46,6 +47,7 @@ for sweep in SWEEPS:
         input:
             f"<results>/sweeps/{sweep}.parquet",
             f"<figures>/sweeps/{sweep}.pdf",
+            f"<figures>/sweeps/{sweep}.png",
 
     workflow.get_rule(f"sweep_{sweep}").docstring = f"Target: the table and figure of sweep {sweep}."
 
@@ -53,4 +55,4 @@ for sweep in SWEEPS:
 rule sweeps:
     """Target: the table and figure of every sweep in the config."""
     input:
-        [f"<figures>/sweeps/{sweep}.pdf" for sweep in SWEEPS],
+        [f"<figures>/sweeps/{sweep}.{suffix}" for sweep in SWEEPS for suffix in ("pdf", "png")],

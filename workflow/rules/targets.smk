@@ -1,5 +1,6 @@
 # Read last: each study's target rule (its figures and its ledger, named after the study), and the
-# report's check that every table it captions was built from the config given now, and its front page.
+# report's check that every table it captions was built from the config given now, and its front page
+# (with each study's verdict counts and the settings that differ from the paper config).
 
 import sys
 
@@ -26,4 +27,6 @@ if any(argument == "--report" or argument.startswith("--report=") for argument i
                 "the report would caption tables built from another config:\n" + "\n".join(f"  - {p}" for p in problems)
             )
 
-    report: str(write_front_page(STUDIES, CONFIG_SOURCES, REPORTED_TABLES))
+    LEDGERS = {study: workflow.pathvars.apply(table) for study, table in LEDGER_TABLES.items()}
+
+    report: str(write_front_page(STUDIES, CONFIG_SOURCES, REPORTED_TABLES, LEDGERS, PAPER_DIFFERENCES))

@@ -1,5 +1,7 @@
-"""The report's front page (`snakemake --report`): what the pipeline is, which config and commit the
-report's tables were built from, and where each study's figures and ledger are.
+"""The report's front page (`snakemake --report`): what the pipeline is, each study's verdict counts, which
+config and commit the report's tables were built from, the settings that differ from the paper's config
+(with a banner saying that such a run's verdicts are not the paper's), and where each study's figures and
+ledger are.
 
 Snakemake renders the global description with the config alone, so the Snakefile writes this text
 to a file while it is read, under `--report` only, and names that file in its `report:` directive.
@@ -7,11 +9,72 @@ to a file while it is read, under `--report` only, and names that file in its `r
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from icdenoise.pipeline.registry import Study
 
 DESCRIPTION = Path(".snakemake") / "icdenoise" / "report.rst"
+PAPER_CONFIG = "config/config.yaml"
+# Snakemake's report centres the landing page in a flex box, which cuts off the top of a page taller than the
+# window; "safe" centring keeps its top (the banner and the verdicts) in view. The style lives while the page does.
+PAGE_STYLE = ".h-screen.overflow-auto.items-center { align-items: safe center; justify-content: safe center; }"
+BANNER_STYLE = "border: 2px solid #b45309; background: #fef3c7; color: #78350f; padding: 0.8em 1em; margin: 1em 0; font-weight: 600;"
+
+
+def config_differences(config: dict, paper: dict) -> list[tuple[str, str, str]]:
+    """(dotted key, the paper config's value, this run's value), as YAML text, of every setting the run's
+    merged config changes, in the paper config's order; the blocks run, comparison and execution are not
+    settings (icdenoise.experiments.comparison.setting_differences, which the comparison rule uses too)."""
+    from icdenoise.experiments.comparison import setting_differences
+
+    table = setting_differences({"paper": paper, "run": config})
+    return [(key, *rows.set_index("run")["value"].reindex(["paper", "run"])) for key, rows in table.groupby("key", sort=False)]
+
+
+def difference_text(key: str, paper_value: str, value: str) -> str:
+    """One changed setting, as `dataset.seed: 0 → 7`."""
+    return f"{key}: {paper_value} → {value}"
+
+
+def study_differences(differences, blocks) -> list[tuple[str, str, str]]:
+    """The differences in the config blocks `blocks` (a study's own block first, then the shared blocks it
+    reads), in that order."""
+    return [entry for block in blocks for entry in differences if entry[0] == block or entry[0].startswith(block + ".")]
+
+
+def banner(differences, paper: str = PAPER_CONFIG) -> str:
+    """The warning a run whose settings differ from the paper config's carries on the front page; none
+    (an empty string) for the paper's own settings."""
+    if not differences:
+        return ""
+    return (f"These verdicts are not the paper's: this run changes {len(differences)} settings of {paper} (listed "
+            "below). A smoke or toy run is sized to finish in minutes, so failed and inconclusive claims are expected.")
+
+
+def verdict_counts(ledgers: dict[str, Path]) -> dict[str, dict[str, int] | None]:
+    """Study → claims per verdict (icdenoise.records.claims.VERDICTS), read from its ledger's Parquet as built;
+    None for a ledger not built yet."""
+    import pandas as pd
+
+    from icdenoise.experiments.comparison import verdicts
+    from icdenoise.records.claims import VERDICTS
+
+    counts = {}
+    for study, table in ledgers.items():
+        if not Path(table).is_file():
+            counts[study] = None
+            continue
+        found = verdicts(pd.read_parquet(table)).value_counts()
+        counts[study] = {verdict: int(found.get(verdict, 0)) for verdict in VERDICTS}
+    return counts
+
+
+def counts_text(counts: dict[str, int] | None) -> str:
+    """A study's verdict counts in words, or that its ledger is not built yet."""
+    if counts is None:
+        return "ledger not built yet"
+    return ", ".join(f"{number} {verdict.lower()}" for verdict, number in counts.items()) + f" ({sum(counts.values())} claims)"
 
 
 def built_at(tables) -> list[str]:
@@ -27,11 +90,21 @@ def built_at(tables) -> list[str]:
     return sorted(set(commits))
 
 
-def front_page(studies: dict[str, Study], sources: dict, tables) -> str:
-    """The front page's reStructuredText."""
+def front_page(studies: dict[str, Study], sources: dict, tables, ledgers: dict[str, Path] | None = None,
+               differences=()) -> str:
+    """The front page's reStructuredText. ledgers: study → its ledger's Parquet; differences: config_differences.
+    Wrapped in a Jinja raw block, since Snakemake renders the page as a template and config values may hold
+    braces."""
     files = " + ".join(f"``{entry['file']}``" for entry in sources["files"])
     commits = ", ".join(f"``{commit}``" for commit in built_at(tables)) or "not built yet"
+    counts = verdict_counts(ledgers or {})
+    warning = banner(differences)
     lines = [
+        "{% raw %}",
+        ".. raw:: html",
+        "",
+        f"   <style>{PAGE_STYLE}</style>",
+        "",
         "Attention as in-context denoising and associative memory",
         "=========================================================",
         "",
@@ -39,25 +112,42 @@ def front_page(studies: dict[str, Study], sources: dict, tables) -> str:
         "datasets, trained attention ensembles, Bayes-optimal baselines, scans and figures, each a Parquet-backed",
         "target of one Snakemake DAG.",
         "",
+        *([".. raw:: html", "", f'   <div class="icdenoise-banner" role="alert" style="{BANNER_STYLE}">{html.escape(warning)}</div>', ""]
+          if warning else []),
         f"**This report** shows the run ``{sources['run']}``, built from {files} (merged config sha256 ``{sources['merged_sha256'][:12]}``);",
         f"its ledgers and leaderboard were written at commit {commits}.",
         "",
-        "**Results** has one category per study, each with its figures (label *item*: the figure's name) and its",
+        "Studies in this run, with the verdicts of every row of their ledgers (as built):",
+        "",
+        *[f"- ``{name}``: {study.title}" + (f" — {counts_text(counts[name])}" if name in counts else "")
+          for name, study in studies.items()],
+        "",
+        "**Results** has one category per study, each with its figures (label *item*: the figure's name; each shown as a PNG, its PDF beside it) and its",
         "claims ledger (pass or fail, with the tolerance written before the run), and the leaderboard: every",
         "denoiser on every configured case, scored against the Bayes posterior mean on the same prompts. A report",
         "asked for them (``snakemake --report report.html all sweeps comparison``) also has the run's sweeps and its",
         "comparison with the runs its config names.",
         "",
-        "Studies in this run:",
-        "",
-        *[f"- ``{name}``: {study.title}" for name, study in studies.items()],
+        *differences_section(sources["run"], differences),
+        "{% endraw %}",
         "",
     ]
     return "\n".join(lines)
 
 
-def write_front_page(studies: dict[str, Study], sources: dict, tables) -> Path:
+def differences_section(run: str, differences) -> list[str]:
+    """The settings that differ from the paper config, key by key, as reStructuredText lines: a list folded
+    away (an HTML <details> block), so that a long one leaves the page's top in view."""
+    if not differences:
+        return [f"Settings: the paper's own (``{PAPER_CONFIG}``; how jobs run, the execution block, is not compared).", ""]
+    summary = (f"{len(differences)} settings of {run} differ from {PAPER_CONFIG} (how jobs run, the execution block, "
+               "is not compared); open to list them")
+    items = [f"   <li><code>{html.escape(difference_text(*entry))}</code></li>" for entry in differences]
+    return [".. raw:: html", "", f"   <details><summary>{html.escape(summary)}</summary><ul>", *items, "   </ul></details>", ""]
+
+
+def write_front_page(studies: dict[str, Study], sources: dict, tables, ledgers: dict[str, Path], differences) -> Path:
     """Write the front page to DESCRIPTION (in the working directory) and return its absolute path."""
     DESCRIPTION.parent.mkdir(parents=True, exist_ok=True)
-    DESCRIPTION.write_text(front_page(studies, sources, tables))
+    DESCRIPTION.write_text(front_page(studies, sources, tables, ledgers, differences))
     return DESCRIPTION.resolve()

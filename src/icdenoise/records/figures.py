@@ -1,6 +1,7 @@
 """Shared look of every figure: a light theme on matplotlib's Agg backend, the models' markers and
-the colours of the reference lines, and the claims ledger's slopes drawn as the ledger reports them. Plot
-modules read tables and draw; a slope or rate a figure prints is a column of a fit table or of the ledger."""
+the colours of the reference lines, the footer that names the run, and the claims ledger's slopes drawn as the
+ledger reports them. Plot modules read tables and draw; a slope or rate a figure prints is a column of a fit
+table or of the ledger."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
+from matplotlib.layout_engine import ConstrainedLayoutEngine, PlaceHolderLayoutEngine  # noqa: E402
 
 THEME = {
     "font.size": 8.8, "axes.titlesize": 9.6, "axes.labelsize": 9.6, "xtick.labelsize": 8.8, "ytick.labelsize": 8.8,
@@ -26,6 +27,10 @@ BAYES_COLOR = "#e377c2"
 OTHER_MODEL_COLORS = ["#2ca02c", "#9467bd", "#8c564b", "#17becf"]
 ZERO_COLOR = "grey"
 PLUGIN_COLOR = "#2ca02c"
+IMAGE_DPI = 100  # the PNG beside each PDF, which the report shows inline
+FOOTER_INCHES = 0.2  # the strip added below a figure for its footer
+FOOTER_KEYS = 2  # changed settings a footer spells out; it counts the rest
+FOOTER_VALUE_CHARS = 24  # a longer value is cut to this many characters
 
 
 def model_style(model: str) -> dict:
@@ -43,8 +48,44 @@ def start_figure(*args, **kwargs):
     return plt.subplots(*args, **kwargs)
 
 
-def save_figure(figure, path) -> None:
-    """A reproducible PDF (no creation date), and the figure's memory released.
+def footer_text(run: str, differences, paper: str = "config/config.yaml") -> str:
+    """A figure's footer: its run, and the first FOOTER_KEYS settings that differ from the paper's config,
+    as (key, paper's value, this run's value) triples (icdenoise.pipeline.report.config_differences),
+    with the count of the others."""
+
+    def short(value: str) -> str:
+        return value if len(value) <= FOOTER_VALUE_CHARS else value[: FOOTER_VALUE_CHARS - 1] + "…"
+
+    differences = list(differences)
+    if not differences:
+        return f"run: {run}"
+    shown = "; ".join(f"{key}: {short(old)} → {short(new)}" for key, old, new in differences[:FOOTER_KEYS])
+    more = len(differences) - FOOTER_KEYS
+    return f"run: {run}; differs from {paper} in {shown}" + (f" and {more} more" if more > 0 else "")
+
+
+def add_footer(figure, text: str) -> None:
+    """Grow the figure by a strip of FOOTER_INCHES at its bottom and write `text` there, small and grey; the
+    axes and figure texts keep their size and their place from the top."""
+    height = figure.get_figheight()
+    grown = height + FOOTER_INCHES
+    strip = FOOTER_INCHES / grown
+    figure.set_figheight(grown)
+    engine = figure.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine):
+        engine.set(rect=(0, strip, 1, 1 - strip))
+    else:
+        for ax in figure.axes:
+            box = ax.get_position(original=True)
+            ax.set_position([box.x0, strip + box.y0 * (1 - strip), box.width, box.height * (1 - strip)])
+        for label in figure.texts:
+            label.set_y(strip + label.get_position()[1] * (1 - strip))
+    figure.text(0.005, strip / 2, text, fontsize=6, color="0.4", ha="left", va="center", parse_math=False)
+
+
+def save_figure(figure, path, image=None, footer: str | None = None) -> None:
+    """A reproducible PDF (no creation date) at `path`, with `footer` (footer_text) below the figure where
+    given, and the same figure as a PNG at `image` (IMAGE_DPI) where given; then the figure's memory released.
 
     `tight_layout()` has already placed the axes of a figure it was called on, but leaves a
     placeholder layout engine behind, which makes `savefig` lay out every text a second time, in a
@@ -52,7 +93,11 @@ def save_figure(figure, path) -> None:
     """
     if isinstance(figure.get_layout_engine(), PlaceHolderLayoutEngine):
         figure.set_layout_engine(None)
+    if footer:
+        add_footer(figure, footer)
     figure.savefig(path, metadata={"CreationDate": None})
+    if image is not None:
+        figure.savefig(image, dpi=IMAGE_DPI)
     plt.close(figure)
 
 

@@ -1,13 +1,23 @@
 """The report's front page names the run's config files, its merged-config digest and the commits its
-tables were written at (read back from their Parquet metadata)."""
+tables were written at (read back from their Parquet metadata), counts each study's verdicts from its
+ledger's Parquet, and lists the settings that differ from the paper config, under a banner when any do."""
 
 import json
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from icdenoise.pipeline.registry import Study
-from icdenoise.pipeline.report import front_page
+from icdenoise.pipeline.report import (
+    banner,
+    config_differences,
+    counts_text,
+    difference_text,
+    front_page,
+    study_differences,
+    verdict_counts,
+)
 
 SOURCES = {"run": "mine", "files": [{"file": "config/config.yaml", "sha256": "a" * 64}, {"file": "mine.yaml", "sha256": "b" * 64}],
            "merged_sha256": "0123456789abcdef" * 4}
@@ -31,3 +41,57 @@ def test_the_front_page_names_config_digest_commits_and_studies(tmp_path):
 
 def test_a_report_before_any_table_says_so(tmp_path):
     assert "written at commit not built yet." in front_page({}, SOURCES, [tmp_path / "missing.parquet"])
+
+
+def ledger_at(path, verdicts):
+    pd.DataFrame({"claim": [f"c{i}" for i in range(len(verdicts))], "verdict": verdicts}).to_parquet(path)
+    return path
+
+
+def test_verdict_counts_come_from_each_ledger_as_built_and_say_when_one_is_not(tmp_path):
+    ledgers = {"onelayer": ledger_at(tmp_path / "a.parquet", ["PASS", "FAIL", "PASS", "INCONCLUSIVE"]),
+               "memory": tmp_path / "missing.parquet"}
+    counts = verdict_counts(ledgers)
+    assert counts == {"onelayer": {"PASS": 2, "FAIL": 1, "INCONCLUSIVE": 1, "MEASURED": 0}, "memory": None}
+    assert counts_text(counts["onelayer"]) == "2 pass, 1 fail, 1 inconclusive, 0 measured (4 claims)"
+    assert counts_text(counts["memory"]) == "ledger not built yet"
+
+
+def test_an_older_ledger_without_a_verdict_column_counts_its_passed_column(tmp_path):
+    path = tmp_path / "old.parquet"
+    pd.DataFrame({"claim": ["a", "b"], "passed": [True, False]}).to_parquet(path)
+    assert verdict_counts({"s": path}) == {"s": {"PASS": 1, "FAIL": 1, "INCONCLUSIVE": 0, "MEASURED": 0}}
+
+
+PAPER = {"run": {"name": "paper"}, "execution": {"threads": 8}, "dataset": {"seed": 0, "n_prompts": 100},
+         "onelayer": {"fig4a": {"context_lengths": [10, 20]}}}
+
+
+def test_config_differences_are_key_by_key_and_leave_out_run_and_execution():
+    config = {"run": {"name": "seed7"}, "execution": {"threads": 1}, "dataset": {"seed": 7, "n_prompts": 100},
+              "onelayer": {"fig4a": {"context_lengths": [10]}}, "models": {"extra": {"layers": 2}}}
+    differences = config_differences(config, PAPER)
+    assert differences == [("dataset.seed", "0", "7"), ("onelayer.fig4a.context_lengths", "[10, 20]", "[10]"),
+                           ("models.extra.layers", "–", "2")]
+    assert [difference_text(*entry) for entry in differences][0] == "dataset.seed: 0 → 7"
+    assert study_differences(differences, ["onelayer", "dataset"]) == [differences[1], differences[0]]
+
+
+def test_only_a_run_that_changes_a_setting_carries_the_banner():
+    assert config_differences({**PAPER, "run": {"name": "renamed"}, "execution": {}}, PAPER) == []
+    assert banner([]) == ""
+    warning = banner([("dataset.seed", "0", "7")])
+    assert "not the paper's" in warning and "1 settings of config/config.yaml" in warning
+
+
+def test_the_front_page_counts_verdicts_warns_and_lists_the_changed_settings(tmp_path):
+    studies = {"onelayer": Study(name="onelayer", title="The core paper", claims={}),
+               "memory": Study(name="memory", title="Memories", claims={})}
+    ledgers = {"onelayer": ledger_at(tmp_path / "a.parquet", ["PASS", "FAIL"]), "memory": tmp_path / "missing.parquet"}
+    text = front_page(studies, SOURCES, [], ledgers, [("dataset.seed", "0", "7")])
+    assert "- ``onelayer``: The core paper — 1 pass, 1 fail, 0 inconclusive, 0 measured (2 claims)" in text
+    assert "- ``memory``: Memories — ledger not built yet" in text
+    assert "<li><code>dataset.seed: 0 → 7</code></li>" in text
+    assert 'role="alert"' in text and "not the paper&#x27;s" in text
+    paper = front_page(studies, SOURCES, [], ledgers, [])
+    assert 'role="alert"' not in paper and "Settings: the paper's own" in paper

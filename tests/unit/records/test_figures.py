@@ -1,14 +1,17 @@
-"""Saving figures: one draw per PDF, the same bytes as matplotlib's own save, layout engines kept; the claims
-ledger's slopes drawn as the ledger reports them."""
+"""Saving figures: one draw per PDF, the same bytes as matplotlib's own save, layout engines kept; a footer
+below the axes, and a PNG beside the PDF; the claims ledger's slopes drawn as the ledger reports them."""
 
 import matplotlib.figure
+import matplotlib.image
 import numpy as np
 import pandas as pd
+import pytest
 from matplotlib import pyplot as plt
 
 from icdenoise.maths.fits import loglog_slope
 from icdenoise.records.claims import Claim, Measurement, ledger
-from icdenoise.records.figures import draw_ledger_slope, ledger_text, save_figure, start_figure
+from icdenoise.records.figures import (FOOTER_INCHES, IMAGE_DPI, draw_ledger_slope, footer_text, ledger_text, save_figure,
+                                       start_figure)
 
 
 def draws_while_saving(figure, path, monkeypatch) -> int:
@@ -92,3 +95,33 @@ def test_a_claim_the_ledger_lacks_draws_nothing_and_one_without_a_value_only_say
     (line,) = ax.get_lines()
     assert line.get_label() == "slope, rate (ledger): no value, INCONCLUSIVE" and len(line.get_xdata()) == 0
     plt.close(figure)
+def test_a_footer_names_the_run_and_its_first_changed_settings():
+    assert footer_text("paper", []) == "run: paper"
+    differences = [("onelayer.theorem31.n_prompts", "4000", "200"), ("dataset.seed", "0", "7"), ("cases.linear.n", "16", "4")]
+    assert footer_text("smoke", differences) == ("run: smoke; differs from config/config.yaml in onelayer.theorem31.n_prompts: "
+                                                 "4000 → 200; dataset.seed: 0 → 7 and 1 more")
+    assert footer_text("long", [("k", "x" * 40, "y")]) == f"run: long; differs from config/config.yaml in k: {'x' * 23}… → y"
+
+
+def test_a_footer_grows_the_figure_below_its_axes_and_a_png_is_saved_beside_the_pdf(tmp_path):
+    figure = tight_figure()
+    height, boxes = figure.get_figheight(), [ax.get_position() for ax in figure.axes]
+    save_figure(figure, tmp_path / "f.pdf", image=tmp_path / "f.png", footer="run: smoke")
+    grown = figure.get_figheight()
+    assert grown > height
+    for ax, box in zip(figure.axes, boxes):
+        after = ax.get_position()
+        assert after.height * grown == pytest.approx(box.height * height)
+        assert (1 - after.y1) * grown == pytest.approx((1 - box.y1) * height)
+    assert any(text.get_text() == "run: smoke" and text.get_position()[1] * grown < FOOTER_INCHES for text in figure.texts)
+    image = matplotlib.image.imread(tmp_path / "f.png")
+    assert image.shape[0] == round(grown * IMAGE_DPI)
+    assert (tmp_path / "f.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_a_constrained_layout_figure_keeps_the_footer_strip_free(tmp_path):
+    figure, ax = start_figure(1, 1, figsize=(4, 3), layout="constrained")
+    ax.set_xlabel("a label")
+    save_figure(figure, tmp_path / "c.pdf", image=tmp_path / "c.png", footer="run: smoke")  # the PNG is drawn last, at IMAGE_DPI
+    label = ax.xaxis.label.get_window_extent().y0 / IMAGE_DPI
+    assert label > FOOTER_INCHES
