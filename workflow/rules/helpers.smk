@@ -15,7 +15,8 @@ from icdenoise.pipeline.codedeps import code_dependencies, imported_modules, led
 from icdenoise.pipeline.config import device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
-from icdenoise.pipeline.report import config_differences, study_differences
+from icdenoise.experiments.comparison import config_differences
+from icdenoise.pipeline.report import study_differences
 from icdenoise.records.figures import footer_text
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 

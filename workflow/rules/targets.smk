@@ -5,6 +5,7 @@
 import sys
 
 from icdenoise.pipeline.config import ConfigError, built_config_problems, config_errors_end_the_run
+from icdenoise.experiments.comparison import study_verdict_counts
 from icdenoise.pipeline.report import write_front_page
 
 for study, targets in STUDY_TARGETS.items():
@@ -29,4 +30,4 @@ if any(argument == "--report" or argument.startswith("--report=") for argument i
 
     LEDGERS = {study: workflow.pathvars.apply(table) for study, table in LEDGER_TABLES.items()}
 
-    report: str(write_front_page(STUDIES, CONFIG_SOURCES, REPORTED_TABLES, LEDGERS, PAPER_DIFFERENCES))
+    report: str(write_front_page(STUDIES, CONFIG_SOURCES, REPORTED_TABLES, study_verdict_counts(LEDGERS), PAPER_DIFFERENCES))

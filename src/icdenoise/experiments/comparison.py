@@ -6,9 +6,14 @@ YAML text; "–" where the run has no such key). Rows of kind ``leaderboard``: r
 on the run's fresh prompts), ratio_to_bayes. Rows of kind ``claim``: run, study, claim, ours_mean (the value the
 ledger measured), verdict. A run that lacks a case, an estimator or a study simply has no row for it. The
 settings compared leave out `run`, `comparison` and `execution` (how jobs run, which changes no number).
+
+The report's front page and figures use the same comparison against the paper config (`config_differences`)
+and each study's verdict counts (`study_verdict_counts`).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pandas as pd
 import yaml
@@ -51,6 +56,26 @@ def setting_differences(configs: dict[str, dict]) -> pd.DataFrame:
     differing = [key for key in keys if len({values.get(key, MISSING) for values in flat.values()}) > 1]
     return pd.DataFrame([{"run": run, "key": key, "value": flat[run].get(key, MISSING)} for key in differing for run in flat],
                         columns=["run", "key", "value"])
+
+
+def config_differences(config: dict, paper: dict) -> list[tuple[str, str, str]]:
+    """(dotted key, the paper config's value, this run's value), as YAML text, of every setting the run's
+    merged config changes, in the paper config's order (`setting_differences`)."""
+    table = setting_differences({"paper": paper, "run": config})
+    return [(key, *rows.set_index("run")["value"].reindex(["paper", "run"])) for key, rows in table.groupby("key", sort=False)]
+
+
+def study_verdict_counts(ledgers: dict[str, Path]) -> dict[str, dict[str, int] | None]:
+    """Study → claims per verdict (VERDICTS), read from its ledger's Parquet as built; None for a ledger not
+    built yet."""
+    counts = {}
+    for study, table in ledgers.items():
+        if not Path(table).is_file():
+            counts[study] = None
+            continue
+        found = verdicts(pd.read_parquet(table)).value_counts()
+        counts[study] = {verdict: int(found.get(verdict, 0)) for verdict in VERDICTS}
+    return counts
 
 
 def comparison_table(leaderboards: dict[str, pd.DataFrame], ledgers: list[tuple[str, str, pd.DataFrame]],

@@ -22,16 +22,6 @@ PAGE_STYLE = ".h-screen.overflow-auto.items-center { align-items: safe center; j
 BANNER_STYLE = "border: 2px solid #b45309; background: #fef3c7; color: #78350f; padding: 0.8em 1em; margin: 1em 0; font-weight: 600;"
 
 
-def config_differences(config: dict, paper: dict) -> list[tuple[str, str, str]]:
-    """(dotted key, the paper config's value, this run's value), as YAML text, of every setting the run's
-    merged config changes, in the paper config's order; the blocks run, comparison and execution are not
-    settings (icdenoise.experiments.comparison.setting_differences, which the comparison rule uses too)."""
-    from icdenoise.experiments.comparison import setting_differences
-
-    table = setting_differences({"paper": paper, "run": config})
-    return [(key, *rows.set_index("run")["value"].reindex(["paper", "run"])) for key, rows in table.groupby("key", sort=False)]
-
-
 def difference_text(key: str, paper_value: str, value: str) -> str:
     """One changed setting, as `dataset.seed: 0 → 7`."""
     return f"{key}: {paper_value} → {value}"
@@ -48,26 +38,9 @@ def banner(differences, paper: str = PAPER_CONFIG) -> str:
     (an empty string) for the paper's own settings."""
     if not differences:
         return ""
-    return (f"These verdicts are not the paper's: this run changes {len(differences)} settings of {paper} (listed "
+    changed = f"{len(differences)} setting" + ("s" if len(differences) > 1 else "")
+    return (f"These verdicts are not the paper's: this run changes {changed} of {paper} (listed "
             "below). A smoke or toy run is sized to finish in minutes, so failed and inconclusive claims are expected.")
-
-
-def verdict_counts(ledgers: dict[str, Path]) -> dict[str, dict[str, int] | None]:
-    """Study → claims per verdict (icdenoise.records.claims.VERDICTS), read from its ledger's Parquet as built;
-    None for a ledger not built yet."""
-    import pandas as pd
-
-    from icdenoise.experiments.comparison import verdicts
-    from icdenoise.records.claims import VERDICTS
-
-    counts = {}
-    for study, table in ledgers.items():
-        if not Path(table).is_file():
-            counts[study] = None
-            continue
-        found = verdicts(pd.read_parquet(table)).value_counts()
-        counts[study] = {verdict: int(found.get(verdict, 0)) for verdict in VERDICTS}
-    return counts
 
 
 def counts_text(counts: dict[str, int] | None) -> str:
@@ -90,14 +63,15 @@ def built_at(tables) -> list[str]:
     return sorted(set(commits))
 
 
-def front_page(studies: dict[str, Study], sources: dict, tables, ledgers: dict[str, Path] | None = None,
-               differences=()) -> str:
-    """The front page's reStructuredText. ledgers: study → its ledger's Parquet; differences: config_differences.
+def front_page(studies: dict[str, Study], sources: dict, tables, counts: dict | None = None, differences=()) -> str:
+    """The front page's reStructuredText. counts: study → its verdict counts, or None where its ledger is not built
+    (icdenoise.experiments.comparison.study_verdict_counts); differences: (key, paper's value, this run's value) of each
+    changed setting (icdenoise.experiments.comparison.config_differences).
     Wrapped in a Jinja raw block, since Snakemake renders the page as a template and config values may hold
     braces."""
     files = " + ".join(f"``{entry['file']}``" for entry in sources["files"])
     commits = ", ".join(f"``{commit}``" for commit in built_at(tables)) or "not built yet"
-    counts = verdict_counts(ledgers or {})
+    counts = counts or {}
     warning = banner(differences)
     lines = [
         "{% raw %}",
@@ -146,8 +120,8 @@ def differences_section(run: str, differences) -> list[str]:
     return [".. raw:: html", "", f"   <details><summary>{html.escape(summary)}</summary><ul>", *items, "   </ul></details>", ""]
 
 
-def write_front_page(studies: dict[str, Study], sources: dict, tables, ledgers: dict[str, Path], differences) -> Path:
-    """Write the front page to DESCRIPTION (in the working directory) and return its absolute path."""
+def write_front_page(studies: dict[str, Study], sources: dict, tables, counts: dict, differences) -> Path:
+    """Write the front page (`front_page`) to DESCRIPTION (in the working directory) and return its absolute path."""
     DESCRIPTION.parent.mkdir(parents=True, exist_ok=True)
-    DESCRIPTION.write_text(front_page(studies, sources, tables, ledgers, differences))
+    DESCRIPTION.write_text(front_page(studies, sources, tables, counts, differences))
     return DESCRIPTION.resolve()

@@ -50,7 +50,7 @@ def start_figure(*args, **kwargs):
 
 def footer_text(run: str, differences, paper: str = "config/config.yaml") -> str:
     """A figure's footer: its run, and the first FOOTER_KEYS settings that differ from the paper's config,
-    as (key, paper's value, this run's value) triples (icdenoise.pipeline.report.config_differences),
+    as (key, paper's value, this run's value) triples (icdenoise.experiments.comparison.config_differences),
     with the count of the others."""
 
     def short(value: str) -> str:

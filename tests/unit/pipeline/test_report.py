@@ -8,16 +8,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from icdenoise.experiments.comparison import config_differences, study_verdict_counts
 from icdenoise.pipeline.registry import Study
-from icdenoise.pipeline.report import (
-    banner,
-    config_differences,
-    counts_text,
-    difference_text,
-    front_page,
-    study_differences,
-    verdict_counts,
-)
+from icdenoise.pipeline.report import banner, counts_text, difference_text, front_page, study_differences
 
 SOURCES = {"run": "mine", "files": [{"file": "config/config.yaml", "sha256": "a" * 64}, {"file": "mine.yaml", "sha256": "b" * 64}],
            "merged_sha256": "0123456789abcdef" * 4}
@@ -51,7 +44,7 @@ def ledger_at(path, verdicts):
 def test_verdict_counts_come_from_each_ledger_as_built_and_say_when_one_is_not(tmp_path):
     ledgers = {"onelayer": ledger_at(tmp_path / "a.parquet", ["PASS", "FAIL", "PASS", "INCONCLUSIVE"]),
                "memory": tmp_path / "missing.parquet"}
-    counts = verdict_counts(ledgers)
+    counts = study_verdict_counts(ledgers)
     assert counts == {"onelayer": {"PASS": 2, "FAIL": 1, "INCONCLUSIVE": 1, "MEASURED": 0}, "memory": None}
     assert counts_text(counts["onelayer"]) == "2 pass, 1 fail, 1 inconclusive, 0 measured (4 claims)"
     assert counts_text(counts["memory"]) == "ledger not built yet"
@@ -60,7 +53,7 @@ def test_verdict_counts_come_from_each_ledger_as_built_and_say_when_one_is_not(t
 def test_an_older_ledger_without_a_verdict_column_counts_its_passed_column(tmp_path):
     path = tmp_path / "old.parquet"
     pd.DataFrame({"claim": ["a", "b"], "passed": [True, False]}).to_parquet(path)
-    assert verdict_counts({"s": path}) == {"s": {"PASS": 1, "FAIL": 1, "INCONCLUSIVE": 0, "MEASURED": 0}}
+    assert study_verdict_counts({"s": path}) == {"s": {"PASS": 1, "FAIL": 1, "INCONCLUSIVE": 0, "MEASURED": 0}}
 
 
 PAPER = {"run": {"name": "paper"}, "execution": {"threads": 8}, "dataset": {"seed": 0, "n_prompts": 100},
@@ -81,17 +74,17 @@ def test_only_a_run_that_changes_a_setting_carries_the_banner():
     assert config_differences({**PAPER, "run": {"name": "renamed"}, "execution": {}}, PAPER) == []
     assert banner([]) == ""
     warning = banner([("dataset.seed", "0", "7")])
-    assert "not the paper's" in warning and "1 settings of config/config.yaml" in warning
+    assert "not the paper's" in warning and "1 setting of config/config.yaml" in warning
 
 
 def test_the_front_page_counts_verdicts_warns_and_lists_the_changed_settings(tmp_path):
     studies = {"onelayer": Study(name="onelayer", title="The core paper", claims={}),
                "memory": Study(name="memory", title="Memories", claims={})}
     ledgers = {"onelayer": ledger_at(tmp_path / "a.parquet", ["PASS", "FAIL"]), "memory": tmp_path / "missing.parquet"}
-    text = front_page(studies, SOURCES, [], ledgers, [("dataset.seed", "0", "7")])
+    text = front_page(studies, SOURCES, [], study_verdict_counts(ledgers), [("dataset.seed", "0", "7")])
     assert "- ``onelayer``: The core paper — 1 pass, 1 fail, 0 inconclusive, 0 measured (2 claims)" in text
     assert "- ``memory``: Memories — ledger not built yet" in text
     assert "<li><code>dataset.seed: 0 → 7</code></li>" in text
     assert 'role="alert"' in text and "not the paper&#x27;s" in text
-    paper = front_page(studies, SOURCES, [], ledgers, [])
+    paper = front_page(studies, SOURCES, [], study_verdict_counts(ledgers), [])
     assert 'role="alert"' not in paper and "Settings: the paper's own" in paper
