@@ -18,6 +18,16 @@ def smoke_target(path: str) -> str:
     return f"{SMOKE.as_posix()}/{path}"
 
 
+# The figures that draw their study's claims ledger (its slopes, records.figures.draw_ledger_slope): a change that
+# rebuilds the ledger re-renders them too.
+LEDGER_FIGURES = ["memory/planted", "memory/factual"]
+
+
+def figure_files(figure: str) -> set[str]:
+    """A figure's outputs as smoke targets: its PDF and, beside it, the PNG the report shows."""
+    return {smoke_target(f"figures/{figure}.{kind}") for kind in ("pdf", "png")}
+
+
 EXPERIMENT_CONFIGS = ["config/smoke.yaml", "compare.yaml"]  # the smoke run set beside a second run (conftest.experiments_run)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from runner import SMOKE, SNAKEMAKE, copy_workflow, planned_jobs, smoke_target
+from runner import LEDGER_FIGURES, SMOKE, SNAKEMAKE, copy_workflow, planned_jobs, smoke_target
 
 pytestmark = pytest.mark.integration
 
@@ -56,8 +56,9 @@ def test_registering_a_study_plans_its_jobs_and_reruns_only_the_ledgers_and_lead
     jobs = planned_jobs(plan)
     rules = {rule for rule, _ in jobs}
     assert {"evaluate_scaled_query_grid", "plot_scaled_query_mse_by_scale", "write_scaled_query_ledger", "score_scaled_query_denoisers"} <= rules
+    ledger_figures = {"plot_" + figure.replace("/", "_") for figure in LEDGER_FIGURES}  # they draw a rebuilt ledger
     assert rules - {"evaluate_scaled_query_grid", "plot_scaled_query_mse_by_scale", "score_scaled_query_denoisers"} == \
-        {rule for rule in rules if rule.endswith("_ledger")} | {"build_leaderboard"}
+        {rule for rule in rules if rule.endswith("_ledger")} | {"build_leaderboard"} | ledger_figures
     assert STUDY_OUTPUTS <= {path for _, outputs in jobs for path in outputs}  # `all` includes the study's target
 
 

@@ -8,8 +8,10 @@ import pytest
 import yaml
 from pins import PINS, key_outputs
 from runner import (
+    LEDGER_FIGURES,
     SMOKE,
     copy_workflow,
+    figure_files,
     merged_config,
     most_jobs_at_once,
     planned_jobs,
@@ -56,10 +58,13 @@ def test_every_figure_and_every_ledger_of_every_registered_study_is_built(smoke_
     studies = validate_config(config, repo / "workflow" / "schemas")
     assert [rule for rule, _ in smoke_plan if rule.startswith("write_") and rule.endswith("_ledger")] \
         and {rule for rule, _ in smoke_plan if rule.endswith("_ledger")} == {f"write_{name}_ledger" for name in studies}
-    pdfs = [path for rule, outputs in smoke_plan if rule.startswith("plot_") for path in outputs]
+    drawn = [path for rule, outputs in smoke_plan if rule.startswith("plot_") for path in outputs]
+    pdfs = [path for path in drawn if path.endswith(".pdf")]
     assert {smoke_target(f"figures/{figure}.pdf") for figure in FIGURES} <= set(pdfs)
+    assert sorted(drawn) == sorted([*pdfs, *(pdf[: -len("pdf")] + "png" for pdf in pdfs)])  # each PDF has its PNG beside it
     for pdf in pdfs:
         assert (smoke_run / pdf).read_bytes().startswith(b"%PDF") and (smoke_run / pdf).stat().st_size > 5000, pdf
+        assert (smoke_run / pdf).with_suffix(".png").read_bytes().startswith(b"\x89PNG"), pdf
     for name, study in studies.items():
         (outputs,) = [outputs for rule, outputs in smoke_plan if rule == f"write_{name}_ledger"]
         table, text, page = (next(path for path in outputs if path.endswith(suffix)) for suffix in (".parquet", ".md", ".html"))
@@ -234,24 +239,28 @@ def test_changing_how_jobs_run_reruns_nothing(smoke_run):
 
 
 def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_run, smoke_plan):
-    """The case's data, trainings, scores and figures, and every ledger and the leaderboard: each names
-    the merged config it was built from (its sha256), so any config change rebuilds them (seconds each)."""
+    """The case's data, trainings and scores, every ledger and the leaderboard (each names the merged config it
+    was built from, its sha256, so any config change rebuilds them, seconds each), and the figures: the core
+    study's every figure, whose footer lists the settings of the shared blocks it reads that differ from the
+    paper's, and the figures that draw a ledger."""
     config = yaml.safe_load((smoke_run / "config" / "smoke.yaml").read_text())
     config["cases"]["sphere"]["corruption"]["sigma_z_sq"] = 0.2
     (smoke_run / "changed.yaml").write_text(yaml.safe_dump(config))
     result = snakemake(smoke_run, "-n", "all", configfile="changed.yaml")
     assert result.returncode == 0, result.stderr
     ledgers = {path for rule, outputs in smoke_plan if rule.endswith("_ledger") for path in outputs}
+    onelayer_figures = {path for rule, outputs in smoke_plan if rule.startswith("plot_") for path in outputs
+                        if path.count("/") == 3}  # runs/smoke/figures/<figure>: the core study's, in no study folder
     assert planned_outputs(result) == ledgers | set(map(smoke_target, [
         "results/datasets/sphere/L20.parquet",
         "results/bayes/sphere/L20.parquet",
         *(f"results/train/sphere/L20/{model}/{kind}.parquet" for model in ("linear", "softmax") for kind in ("losses", "weights")),
         "results/trained_scores/sphere/L20.parquet",
-        "figures/fig3.parquet", "figures/fig3.pdf", "figures/fig7.pdf",
+        "figures/fig3.parquet",
         *(f"results/landscape/{case}.parquet" for case in ("sphere", "gmm")),  # both read figures/fig3.parquet
-        "figures/fig6.pdf", "figures/leaderboard.parquet", "figures/leaderboard.md", "figures/leaderboard.html",
-        "figures/theorem31.parquet", "figures/theorem31_fit.parquet", "figures/theorem31.pdf",  # Theorem 3.1 on the sphere case
-    ]))
+        "figures/leaderboard.parquet", "figures/leaderboard.md", "figures/leaderboard.html",
+        "figures/theorem31.parquet", "figures/theorem31_fit.parquet",  # Theorem 3.1 on the sphere case
+    ])) | onelayer_figures | set().union(*map(figure_files, LEDGER_FIGURES))
 
 
 def test_retraining_gives_bit_identical_parquet(smoke_run):
