@@ -24,8 +24,9 @@ END = "<!-- end of figure table -->"
 LEADERBOARD_RULE = "build_leaderboard"
 
 
-def load_workflow(repo: Path = REPO):
-    """The parsed workflow of `repo` with the paper config (Snakemake's Workflow object), its messages silenced."""
+def load_workflow(repo: Path = REPO, configfiles=("config/config.yaml",)):
+    """The parsed workflow of `repo` with the config files `configfiles` (relative to `repo`, the paper config's
+    by default; Snakemake's Workflow object), its messages silenced."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, StorageSettings
 
@@ -34,7 +35,7 @@ def load_workflow(repo: Path = REPO):
         with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
             workflow = api.workflow(
                 resource_settings=ResourceSettings(cores=1),
-                config_settings=ConfigSettings(configfiles=[repo / "config" / "config.yaml"]),
+                config_settings=ConfigSettings(configfiles=[repo / path for path in configfiles]),
                 storage_settings=StorageSettings(),
                 snakefile=repo / "Snakefile",
                 workdir=repo,
