@@ -142,6 +142,7 @@ job_rule(
 )
 
 figure_rule(
+    "plot_{name}_noisy_query",
     "{name}",
     "{name}/noisy_query",
     "MSE/n of the noisy query over σ_z², per case.",
@@ -151,13 +152,20 @@ figure_rule(
 )
 
 ledger_rule(
+    "write_{name}_ledger",
     "{name}",
     dict(noisy_query=rules.compute_{name}.output[0]),
     dict(table="<figures>/{name}/claims.parquet", text="<figures>/{name}/claims.md"),
     "report/claims.rst",
 )
 
-score_rule("{name}", {upper}["cases"], "{package}.noisy_query:leaderboard_denoisers", {{}})
+score_rule(
+    "score_{name}_denoisers",
+    "{name}",
+    {upper}["cases"],
+    "{package}.noisy_query:leaderboard_denoisers",
+    {{}},
+)
 ''',
     "workflow/schema.yaml": '''# The {name} study's block: joins the config schema as the property `{name}`.
 {name}:

@@ -86,6 +86,13 @@ def job_rule(
 ):
     """Define the rule `name` (a verb first) with the tail every job shares.
 
+    Every rule's name is written literally where it is defined, so that searching for it finds its definition:
+    `name` is a string literal at each call outside this file, and so is the first argument of `figure_rule`,
+    `ledger_rule` and `score_rule`, each of which checks it against their naming convention (`conventional_name`). The only rules
+    whose definitions do not spell their names are those the config names: `sweep_<sweep>` (sweeps.smk), one
+    per entry of the config's `sweeps` block, and each study's target rule (targets.smk), named after the study's
+    key in the config's `studies` block.
+
     doc: what its jobs compute (its docstring); script_file: its script, relative to the calling rules file;
     output: a path or a dict of named paths; input: a dict of named inputs, or a function of the wildcards
     returning one; params: a dict; threads, priority: as in a rule (priority defaults to `longest_first`);
@@ -207,18 +214,31 @@ def run_footer(blocks=()):
     return footer_text(RUN_NAME, study_differences(PAPER_DIFFERENCES, blocks))
 
 
-def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
-    """Define plot_<figure>: figures/<figure>.pdf and the same figure as figures/<figure>.png (which the report
-    shows), drawn from `tables` (input name → paths) only by the module `drawing`'s render(tables, **settings),
+def conventional_name(helper, name, convention, expected):
+    """Refuse, when the workflow is read, a rule name other than the one `helper`'s naming convention gives."""
+    if name != expected:
+        raise ValueError(
+            f"{helper} names its rule {convention}, here {expected!r}, not {name!r}: "
+            f"write {expected!r} as its first argument"
+        )
+
+
+def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=None):
+    """Define the rule `name`, which must be plot_<the parts of the path `figure` joined by _> (plot_fig3 for
+    "fig3", plot_memory_zipf_n for "memory/zipf_n"): figures/<figure>.pdf and the same figure as
+    figures/<figure>.png (which the report shows), drawn from `tables` (input name → paths) only by the module `drawing`'s render(tables, **settings),
     with a footer naming the run and the study's settings that differ from the paper config's; `caption` is
     its report caption (.rst, relative to the calling rules file). The drawing module, with what it imports,
     is the figure's code input: editing it re-renders that figure and every other figure whose drawing imports it
     (README.md's figure table lists each figure's drawing modules, scripts/figure_table.py)."""
+    conventional_name(
+        "figure_rule", name, "plot_<figure path parts joined by _>", "plot_" + "_".join(Path(figure).parts)
+    )
     outputs = figure_output(
         f"<figures>/{figure}.pdf", str(here(caption)), STUDIES[study].title, report_labels(study, figure)
     )
     job_rule(
-        "plot_" + "_".join(Path(figure).parts),
+        name,
         doc,
         WORKFLOW / "scripts" / "plot_figure.py",
         outputs,
@@ -234,14 +254,15 @@ def figure_rule(study, figure, doc, drawing, tables, caption, settings=None):
     STUDY_TARGETS[study] += list(outputs.values())
 
 
-def ledger_rule(study, tables, output, caption, appendix=None):
-    """Define write_<study>_ledger: the study's claims ledger (its claims module's CLAIMS and the config
-    block <study>.claims, each claim's definition checked against config/claims.lock, or against the study's own
+def ledger_rule(name, study, tables, output, caption, appendix=None):
+    """Define the rule `name`, which must be write_<study>_ledger: the study's claims ledger (its claims module's
+    CLAIMS and the config block <study>.claims, each claim's definition checked against config/claims.lock, or against the study's own
     claims.lock for a study outside icdenoise.studies: Study.own_lock) measured on `tables`
     (a dict: frame name → table), as output["table"] (Parquet), output["text"] (Markdown)
     and, beside the Markdown, the same text as an HTML page (.html), which the report shows with the
     caption `caption`. `appendix`: the keyword arguments of the claims module's markdown_appendix, if it
     has one."""
+    conventional_name("ledger_rule", name, "write_<study>_ledger", f"write_{study}_ledger")
     page = str(Path(output["text"]).with_suffix(".html"))
     captioned = report(
         page, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, "claims ledger")
@@ -249,7 +270,7 @@ def ledger_rule(study, tables, output, caption, appendix=None):
     own_lock = STUDIES[study].own_lock  # a lock not written yet is no input: every row is then not registered
     lock = CLAIMS_LOCK if own_lock is None else [str(own_lock)] if own_lock.is_file() else []
     job_rule(
-        f"write_{study}_ledger",
+        name,
         f"The claims ledger of the {study} study: every configured claim, our value and its interval, pass, fail or "
         "inconclusive, and the commit that fixed its definition (Parquet, "
         "Markdown, and the Markdown as an HTML page for the report).",
@@ -276,16 +297,17 @@ def ledger_rule(study, tables, output, caption, appendix=None):
     LEDGER_TABLES[study] = output["table"]
 
 
-def score_rule(study, cases, denoisers, settings):
-    """Define score_<study>_denoisers: the study's own denoisers on the fresh evaluation prompts of each case of
-    `cases` (one case's name, or a list of them: one job per case), scored as the leaderboard scores every
+def score_rule(name, study, cases, denoisers, settings):
+    """Define the rule `name`, which must be score_<study>_denoisers: the study's own denoisers on the fresh
+    evaluation prompts of each case of `cases` (one case's name, or a list of them: one job per case), scored as the leaderboard scores every
     denoiser; its rows join the leaderboard. `denoisers`: "module:function", a function of (the case's config
     block, **settings) returning name → denoiser. Call it once per study."""
+    conventional_name("score_rule", name, "score_<study>_denoisers", f"score_{study}_denoisers")
     cases = [cases] if isinstance(cases, str) else list(cases)
     if not cases or len(set(cases)) != len(cases):
         raise ValueError(f"score_rule({study!r}): cases {cases} must name at least one case, each once")
     job_rule(
-        f"score_{study}_denoisers",
+        name,
         f"The {study} study's denoisers on the case's fresh evaluation prompts (the leaderboard's).",
         WORKFLOW / "scripts" / "score_denoisers.py",
         f"<results>/{study}/leaderboard_scores/{{case}}.parquet",

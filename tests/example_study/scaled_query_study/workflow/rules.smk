@@ -17,6 +17,7 @@ job_rule(
 )
 
 figure_rule(
+    "plot_scaled_query_mse_by_scale",
     "scaled_query",
     "scaled_query/mse_by_scale",
     "MSE/n against the scale c, with the closed form and c*.",
@@ -26,10 +27,17 @@ figure_rule(
 )
 
 ledger_rule(
+    "write_scaled_query_ledger",
     "scaled_query",
     dict(scales=rules.evaluate_scaled_query_grid.output[0]),
     dict(table="<figures>/scaled_query/claims.parquet", text="<figures>/scaled_query/claims.md"),
     "report/claims.rst",
 )
 
-score_rule("scaled_query", SCALED_QUERY["case"], "scaled_query_study.shrinkage:leaderboard_denoisers", {})
+score_rule(
+    "score_scaled_query_denoisers",
+    "scaled_query",
+    SCALED_QUERY["case"],
+    "scaled_query_study.shrinkage:leaderboard_denoisers",
+    {},
+)

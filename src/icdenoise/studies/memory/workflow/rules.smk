@@ -208,67 +208,142 @@ job_rule(
 CAPACITY = rules.fit_memory_capacity.output
 LEDGER = dict(table="<figures>/memory/claims.parquet", text="<figures>/memory/claims.md")  # write_memory_ledger's
 ZIPF = dict(zipf=rules.fit_memory_zipf.output.errors, zipf_fit=rules.fit_memory_zipf.output.fits)
-FIGURES = {  # figure → (what it shows, its tables)
-    "capacity_curves": (
-        "Recall accuracy of the Hebbian memory against N, per d and map.",
-        dict(curves=CAPACITY.curves, capacity=CAPACITY.capacity),
+figure_rule(
+    "plot_memory_capacity_curves",
+    STUDY,
+    "memory/capacity_curves",
+    "Recall accuracy of the Hebbian memory against N, per d and map.",
+    f"{DRAWINGS}.capacity_curves",
+    dict(curves=CAPACITY.curves, capacity=CAPACITY.capacity),
+    "report/capacity_curves.rst",
+)
+figure_rule(
+    "plot_memory_capacity_fit",
+    STUDY,
+    "memory/capacity_fit",
+    "Bisected capacity against d with the fitted slopes.",
+    f"{DRAWINGS}.capacity_fit",
+    dict(capacity=CAPACITY.capacity, capacity_fit=CAPACITY.fits),
+    "report/capacity_fit.rst",
+)
+figure_rule(
+    "plot_memory_gradient_step",
+    STUDY,
+    "memory/gradient_step",
+    "Capacity of one gradient step against the Hebbian memory's.",
+    f"{DRAWINGS}.gradient_step",
+    dict(capacity=CAPACITY.capacity),
+    "report/gradient_step.rst",
+)
+figure_rule(
+    "plot_memory_variance",
+    STUDY,
+    "memory/variance",
+    "Simulated cross-talk variance against the slides' and the exact one.",
+    f"{DRAWINGS}.variance",
+    named_tables(rules.simulate_memory_variance.output),
+    "report/variance.rst",
+)
+figure_rule(
+    "plot_memory_width",
+    STUDY,
+    "memory/width",
+    "Capacity of the low-rank memory and the trained MLP against m·d.",
+    f"{DRAWINGS}.width",
+    dict(width=CAPACITY.width, capacity_fit=CAPACITY.fits),
+    "report/width.rst",
+)
+figure_rule(
+    "plot_memory_zipf_n",
+    STUDY,
+    "memory/zipf_n",
+    "Zipf scaling: the exact test errors against n.",
+    f"{DRAWINGS}.zipf_n",
+    ZIPF,
+    "report/zipf_n.rst",
+)
+figure_rule(
+    "plot_memory_zipf_d",
+    STUDY,
+    "memory/zipf_d",
+    "Zipf scaling: the exact test errors against d.",
+    f"{DRAWINGS}.zipf_d",
+    ZIPF,
+    "report/zipf_d.rst",
+)
+figure_rule(
+    "plot_memory_zipf_optimum",
+    STUDY,
+    "memory/zipf_optimum",
+    "Zipf scaling: the best top-k memory and its k*(d).",
+    f"{DRAWINGS}.zipf_optimum",
+    ZIPF,
+    "report/zipf_optimum.rst",
+)
+figure_rule(
+    "plot_memory_induction",
+    STUDY,
+    "memory/induction",
+    "The induction head: accuracy over training and the memory-recall probes.",
+    f"{DRAWINGS}.induction",
+    dict(
+        induction=rules.summarise_memory_induction.output.curves,
+        induction_order=rules.summarise_memory_induction.output.order,
     ),
-    "capacity_fit": (
-        "Bisected capacity against d with the fitted slopes.",
-        dict(capacity=CAPACITY.capacity, capacity_fit=CAPACITY.fits),
+    "report/induction.rst",
+)
+figure_rule(
+    "plot_memory_factual",
+    STUDY,
+    "memory/factual",
+    "Factual recall: recall against facts and parameters, and the attention-only models against d.",
+    f"{DRAWINGS}.factual",
+    dict(
+        factual=rules.summarise_memory_factual.output.grid,
+        factual_needed=rules.summarise_memory_factual.output.needed,
+        claims=LEDGER["table"],
     ),
-    "gradient_step": ("Capacity of one gradient step against the Hebbian memory's.", dict(capacity=CAPACITY.capacity)),
-    "variance": (
-        "Simulated cross-talk variance against the slides' and the exact one.",
-        named_tables(rules.simulate_memory_variance.output),
+    "report/factual.rst",
+)
+figure_rule(
+    "plot_memory_factual_dynamics",
+    STUDY,
+    "memory/factual_dynamics",
+    "Factual recall's training dynamics: the KL to p(a|r) and to p(a|s,r) over gradient descent.",
+    f"{DRAWINGS}.factual_dynamics",
+    dict(factual_dynamics=rules.simulate_memory_factual_dynamics.output[0]),
+    "report/factual_dynamics.rst",
+)
+figure_rule(
+    "plot_memory_planted",
+    STUDY,
+    "memory/planted",
+    "The induction head's learnability threshold: recall after three steps over (d, T) and n, and the boundary; the regime grid apart.",
+    f"{DRAWINGS}.planted",
+    dict(
+        planted=rules.summarise_memory_planted.output.grid,
+        planted_boundary=rules.summarise_memory_planted.output.boundary,
+        claims=LEDGER["table"],
     ),
-    "width": (
-        "Capacity of the low-rank memory and the trained MLP against m·d.",
-        dict(width=CAPACITY.width, capacity_fit=CAPACITY.fits),
+    "report/planted.rst",
+    settings=dict(floor_factor=FLOOR_FACTOR),
+)
+figure_rule(
+    "plot_memory_population_steps",
+    STUDY,
+    "memory/population_steps",
+    "Three population gradient steps: the memory-recall probes after each step.",
+    f"{DRAWINGS}.population_steps",
+    dict(
+        population_steps=rules.summarise_memory_population.output.steps,
+        population_order=rules.summarise_memory_population.output.order,
     ),
-    "zipf_n": ("Zipf scaling: the exact test errors against n.", ZIPF),
-    "zipf_d": ("Zipf scaling: the exact test errors against d.", ZIPF),
-    "zipf_optimum": ("Zipf scaling: the best top-k memory and its k*(d).", ZIPF),
-    "induction": (
-        "The induction head: accuracy over training and the memory-recall probes.",
-        dict(
-            induction=rules.summarise_memory_induction.output.curves,
-            induction_order=rules.summarise_memory_induction.output.order,
-        ),
-    ),
-    "factual": (
-        "Factual recall: recall against facts and parameters, and the attention-only models against d.",
-        dict(
-            factual=rules.summarise_memory_factual.output.grid,
-            factual_needed=rules.summarise_memory_factual.output.needed,
-            claims=LEDGER["table"],
-        ),
-    ),
-    "factual_dynamics": (
-        "Factual recall's training dynamics: the KL to p(a|r) and to p(a|s,r) over gradient descent.",
-        dict(factual_dynamics=rules.simulate_memory_factual_dynamics.output[0]),
-    ),
-    "planted": (
-        "The induction head's learnability threshold: recall after three steps over (d, T) and n, and the boundary; the regime grid apart.",
-        dict(
-            planted=rules.summarise_memory_planted.output.grid,
-            planted_boundary=rules.summarise_memory_planted.output.boundary,
-            claims=LEDGER["table"],
-        ),
-        dict(floor_factor=FLOOR_FACTOR),
-    ),
-    "population_steps": (
-        "Three population gradient steps: the memory-recall probes after each step.",
-        dict(
-            population_steps=rules.summarise_memory_population.output.steps,
-            population_order=rules.summarise_memory_population.output.order,
-        ),
-    ),
-}
-for figure, (doc, tables, *settings) in FIGURES.items():
-    figure_rule(STUDY, f"memory/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst", *settings)
+    "report/population_steps.rst",
+)
+
 
 ledger_rule(
+    "write_memory_ledger",
     STUDY,
     dict(
         capacity=CAPACITY.capacity,

@@ -75,35 +75,62 @@ job_rule(
 )
 
 score_rule(
+    "score_mssa_denoisers",
     STUDY,
     MSSA["leaderboard"]["case"],
     "icdenoise.studies.mssa.known_bases:leaderboard_denoisers",
     {key: MSSA["leaderboard"][key] for key in ("layers", "eta", "tau")},
 )
 
-FIGURES = {  # figure → (what it shows, its tables)
-    "snr": ("Fig. 4: SNR per layer of unrolled MSSA with known bases.", named_tables(rules.simulate_mssa_snr.output)),
-    "sweep": (
-        "Where Theorem 3.1 holds: the per-layer SNR ratio and the attention leakage, sweeping η, p and δ.",
-        dict(sweep=rules.sweep_mssa_snr.output.layers, departures=rules.sweep_mssa_snr.output.departures),
-    ),
-    "softmax_sweep": (
-        "Plain softmax φ: the SNR gain per layer and how long it stays above SNR₀, sweeping η, p and N.",
-        named_tables(rules.sweep_mssa_softmax.output),
-    ),
-    "regression": (
-        "Fig. 6 (scaled): in-context linear and sparse regression.",
-        dict(regression=rules.summarise_mssa_regression.output.errors),
-    ),
-    "training": (
-        "The in-context models' training curves.",
-        dict(training=rules.summarise_mssa_regression.output.curves),
-    ),
-}
-for figure, (doc, tables) in FIGURES.items():
-    figure_rule(STUDY, f"mssa/{figure}", doc, f"{DRAWINGS}.{figure}", tables, f"report/{figure}.rst")
+figure_rule(
+    "plot_mssa_snr",
+    STUDY,
+    "mssa/snr",
+    "Fig. 4: SNR per layer of unrolled MSSA with known bases.",
+    f"{DRAWINGS}.snr",
+    named_tables(rules.simulate_mssa_snr.output),
+    "report/snr.rst",
+)
+figure_rule(
+    "plot_mssa_sweep",
+    STUDY,
+    "mssa/sweep",
+    "Where Theorem 3.1 holds: the per-layer SNR ratio and the attention leakage, sweeping η, p and δ.",
+    f"{DRAWINGS}.sweep",
+    dict(sweep=rules.sweep_mssa_snr.output.layers, departures=rules.sweep_mssa_snr.output.departures),
+    "report/sweep.rst",
+)
+figure_rule(
+    "plot_mssa_softmax_sweep",
+    STUDY,
+    "mssa/softmax_sweep",
+    "Plain softmax φ: the SNR gain per layer and how long it stays above SNR₀, sweeping η, p and N.",
+    f"{DRAWINGS}.softmax_sweep",
+    named_tables(rules.sweep_mssa_softmax.output),
+    "report/softmax_sweep.rst",
+)
+figure_rule(
+    "plot_mssa_regression",
+    STUDY,
+    "mssa/regression",
+    "Fig. 6 (scaled): in-context linear and sparse regression.",
+    f"{DRAWINGS}.regression",
+    dict(regression=rules.summarise_mssa_regression.output.errors),
+    "report/regression.rst",
+)
+figure_rule(
+    "plot_mssa_training",
+    STUDY,
+    "mssa/training",
+    "The in-context models' training curves.",
+    f"{DRAWINGS}.training",
+    dict(training=rules.summarise_mssa_regression.output.curves),
+    "report/training.rst",
+)
+
 
 ledger_rule(
+    "write_mssa_ledger",
     STUDY,
     dict(
         snr=rules.simulate_mssa_snr.output[0],

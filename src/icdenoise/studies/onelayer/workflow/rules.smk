@@ -128,6 +128,7 @@ job_rule(
 )
 
 figure_rule(
+    "plot_fig1",
     STUDY,
     "fig1",
     "Figure 1(b): the three tasks drawn from data in n = 3.",
@@ -137,6 +138,7 @@ figure_rule(
     settings=dict(tasks={case: config["cases"][case]["task"] for case in FIG1["cases"]}),
 )
 figure_rule(
+    "plot_fig2",
     STUDY,
     "fig2",
     "Figure 2: the projection P x̃ against the shrunk Bayes estimate (eq. 3).",
@@ -146,6 +148,7 @@ figure_rule(
     settings=dict(case=ONELAYER["fig2"]["case"]),
 )
 figure_rule(
+    "plot_fig3",
     STUDY,
     "fig3",
     "Figure 3: loss dynamics (a) and learned weights (b).",
@@ -159,6 +162,7 @@ figure_rule(
     settings={key: FIG3[key] for key in ("cases", "models", "representative_seed", "initial_weights_cases")},
 )
 figure_rule(
+    "plot_fig4a",
     STUDY,
     "fig4a",
     "Figure 4(a): γ, best test MSE and the excess over Bayes against the training context length.",
@@ -167,6 +171,7 @@ figure_rule(
     "report/fig4a.rst",
 )
 figure_rule(
+    "plot_fig4b",
     STUDY,
     "fig4b",
     "Figure 4(b): y = MSE·n/d' against d', trained and untrained, with the Bayes and zero lines.",
@@ -175,6 +180,7 @@ figure_rule(
     "report/fig4b.rst",
 )
 figure_rule(
+    "plot_fig5",
     STUDY,
     "fig5",
     "Figure 5: one step against iterated descent on the energy landscape, and MSE against k.",
@@ -183,6 +189,7 @@ figure_rule(
     "report/fig5.rst",
 )
 figure_rule(
+    "plot_theorem31",
     STUDY,
     "theorem31",
     "Theorem 3.1: the excess MSE of ideal softmax attention (eq. 13) over Bayes against L on the sphere, with its rate.",
@@ -191,6 +198,7 @@ figure_rule(
     "report/theorem31.rst",
 )
 figure_rule(
+    "plot_fig6",
     STUDY,
     "fig6",
     "Figure 6: the (β, α) loss landscapes with their marked points.",
@@ -200,6 +208,7 @@ figure_rule(
     settings=dict(cases=ONELAYER["fig6"]["cases"]),
 )
 figure_rule(
+    "plot_fig7",
     STUDY,
     "fig7",
     "Figure 7: linear against softmax attention, from the same training runs as Figure 3.",
@@ -213,6 +222,7 @@ figure_rule(
     settings={key: ONELAYER["fig7"][key] for key in ("cases", "models", "representative_seed")},
 )
 figure_rule(
+    "plot_fig8",
     STUDY,
     "fig8",
     "Figure 8: A, the optimal structures and the learned weights of both models.",
@@ -228,6 +238,7 @@ figure_rule(
 )
 
 ledger_rule(
+    "write_onelayer_ledger",
     STUDY,
     dict(
         fig3=rules.summarise_training_runs.output[0],
