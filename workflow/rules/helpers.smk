@@ -88,9 +88,9 @@ def job_rule(
 
     Every rule's name is written literally where it is defined, so that searching for it finds its definition:
     `name` is a string literal at each call outside this file, and so is the first argument of `figure_rule`,
-    `ledger_rule` and `score_rule`, each of which checks it against their naming convention (`conventional_name`). The only rules
-    whose definitions do not spell their names are those the config names: `sweep_<sweep>` (sweeps.smk), one
-    per entry of the config's `sweeps` block, and each study's target rule (targets.smk), named after the study's
+    `ledger_rule` and `score_rule`, each of which checks it against its naming convention (`conventional_name`).
+    The only rules whose definitions do not spell their names are those the config names: `sweep_<sweep>`
+    (sweeps.smk), one per entry of the config's `sweeps` block, and each study's target rule (targets.smk), named after the study's
     key in the config's `studies` block.
 
     doc: what its jobs compute (its docstring); script_file: its script, relative to the calling rules file;
