@@ -90,8 +90,8 @@ def job_rule(
     `name` is a string literal at each call outside this file, and so is the first argument of `figure_rule`,
     `ledger_rule` and `score_rule`, each of which checks it against its naming convention (`conventional_name`).
     The only rules whose definitions do not spell their names are those the config names: `sweep_<sweep>`
-    (sweeps.smk), one per entry of the config's `sweeps` block, and each study's target rule (targets.smk), named after the study's
-    key in the config's `studies` block.
+    (sweeps.smk), one per entry of the config's `sweeps` block, and each study's target rule (targets.smk),
+    named after the study's key in the config's `studies` block.
 
     doc: what its jobs compute (its docstring); script_file: its script, relative to the calling rules file;
     output: a path or a dict of named paths; input: a dict of named inputs, or a function of the wildcards
