@@ -26,21 +26,31 @@ LEADERBOARD_RULE = "build_leaderboard"
 
 def load_workflow(repo: Path = REPO, configfiles=("config/config.yaml",)):
     """The parsed workflow of `repo` with the config files `configfiles` (relative to `repo`, the paper config's
-    by default; Snakemake's Workflow object), its messages silenced."""
+    by default; Snakemake's Workflow object), its messages silenced. Parsing starts no warm-start server
+    (icdenoise.pipeline.warmstart, switched off while it parses): nothing runs."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, StorageSettings
 
+    from icdenoise.pipeline.warmstart import SWITCH_VARIABLE
+
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(repo / "src"), os.environ.get("PYTHONPATH")]))
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
-            workflow = api.workflow(
-                resource_settings=ResourceSettings(cores=1),
-                config_settings=ConfigSettings(configfiles=[repo / path for path in configfiles]),
-                storage_settings=StorageSettings(),
-                snakefile=repo / "Snakefile",
-                workdir=repo,
-            )._workflow
-    return workflow
+    switch = os.environ.get(SWITCH_VARIABLE)
+    os.environ[SWITCH_VARIABLE] = "0"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+                return api.workflow(
+                    resource_settings=ResourceSettings(cores=1),
+                    config_settings=ConfigSettings(configfiles=[repo / path for path in configfiles]),
+                    storage_settings=StorageSettings(),
+                    snakefile=repo / "Snakefile",
+                    workdir=repo,
+                )._workflow
+    finally:
+        if switch is None:
+            del os.environ[SWITCH_VARIABLE]
+        else:
+            os.environ[SWITCH_VARIABLE] = switch
 
 
 def cell(text: str) -> str:
