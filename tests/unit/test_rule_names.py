@@ -103,5 +103,5 @@ def test_a_template_refuses_a_name_other_than_its_conventions_with_the_name_to_w
         with pytest.raises(Exception) as refused:
             load_workflow(configfiles=["config/config.yaml", tmp_path / f"{STUDY}.yaml"])
     forget(STUDY)
-    assert f"{helper} names its rule" in str(refused.value)
-    assert f"not 'draw_it': write '{conventional}' as its first argument" in str(refused.value)
+    assert f"{helper} gives its rule the name" in str(refused.value)
+    assert f"not 'draw_it'; write '{conventional}' as its first argument" in str(refused.value)

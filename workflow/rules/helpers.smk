@@ -218,7 +218,7 @@ def conventional_name(helper, name, convention, expected):
     """Refuse, when the workflow is read, a rule name other than the one `helper`'s naming convention gives."""
     if name != expected:
         raise ValueError(
-            f"{helper} names its rule {convention}, here {expected!r}, not {name!r}: "
+            f"{helper} gives its rule the name {convention}, here {expected!r}, not {name!r}; "
             f"write {expected!r} as its first argument"
         )
 
@@ -255,7 +255,7 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
 
 
 def ledger_rule(name, study, tables, output, caption, appendix=None):
-    """Define the rule `name`, which must be write_<study>_ledger: the study's claims ledger (its claims module's
+    """Define the rule `name`, which must be write_<study>_ledger; it writes the study's claims ledger (its claims module's
     CLAIMS and the config block <study>.claims, each claim's definition checked against config/claims.lock, or against the study's own
     claims.lock for a study outside icdenoise.studies: Study.own_lock) measured on `tables`
     (a dict: frame name → table), as output["table"] (Parquet), output["text"] (Markdown)
@@ -298,7 +298,7 @@ def ledger_rule(name, study, tables, output, caption, appendix=None):
 
 
 def score_rule(name, study, cases, denoisers, settings):
-    """Define the rule `name`, which must be score_<study>_denoisers: the study's own denoisers on the fresh
+    """Define the rule `name`, which must be score_<study>_denoisers; it scores the study's own denoisers on the fresh
     evaluation prompts of each case of `cases` (one case's name, or a list of them: one job per case), scored as the leaderboard scores every
     denoiser; its rows join the leaderboard. `denoisers`: "module:function", a function of (the case's config
     block, **settings) returning name → denoiser. Call it once per study."""
