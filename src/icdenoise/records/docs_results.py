@@ -10,7 +10,7 @@ Two markers, in any Markdown file:
       <!-- /ledger -->
 
   filled with the ledger it snapshots (file, run, the commit it was built at), the ledger's headline counts
-  (icdenoise.records.claims.headline: the source's claims registered and confirmatory, registered but
+  (icdenoise.records.ledger_text.headline: the source's claims registered and confirmatory, registered but
   exploratory, not registered; self-checks and implied claims apart) and a table claim | verdict | ours (mean
   and 95% interval) | paper value or bound; ``<!-- ledger: SNAPSHOT headline -->`` leaves out the table;
 - one claim inline, on one line: ``<!-- ledger-claim: docs/ledgers/default/memory.csv gamma_mean -->`` (generated)
@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from icdenoise.records.claims import headline, markdown_cell
+from icdenoise.records.ledger_text import headline, markdown_cell, verdict_text
 from icdenoise.records.ledger_snapshots import Snapshot, SnapshotError, read_snapshot
 
 RENDERER = "scripts/render_docs_results.py"
@@ -91,18 +91,6 @@ def ours(row) -> str:
     return text
 
 
-def verdict(row) -> str:
-    """The verdict as the ledger shows it, with why an undecided claim is undecided, and its marks."""
-    shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}",
-             "MEASURED": "MEASURED (no verdict)"}[row.verdict]
-    superseded = getattr(row, "superseded_by", "")
-    marks = [mark for mark, on in (("exploratory", row.exploratory), ("self-check", row.self_check),
-                                   (f"implied by `{row.implied_by}`", row.implied_by),
-                                   (f"our earlier reading, superseded by `{superseded}`", superseded),
-                                   ("not registered", not row.registered)) if on]
-    return shown + (f" ({'; '.join(marks)})" if marks else "")
-
-
 def block(snapshot: Snapshot, path: str, headline_only: bool = False) -> str:
     """A block's generated Markdown: which ledger, built where, its headline counts and (unless `headline_only`)
     one row per claim."""
@@ -117,7 +105,7 @@ def block(snapshot: Snapshot, path: str, headline_only: bool = False) -> str:
     if headline_only:
         return "\n" + "\n".join(lines) + "\n\n"
     lines += ["", "| claim | verdict | ours: mean (95% interval) | paper value or bound |", "|---|---|---|---|"]
-    lines += [f"| `{row.claim}` | {markdown_cell(verdict(row))} | {markdown_cell(ours(row))} | {markdown_cell(bound(row))} |"
+    lines += [f"| `{row.claim}` | {markdown_cell(verdict_text(row))} | {markdown_cell(ours(row))} | {markdown_cell(bound(row))} |"
               for row in table.itertuples()]
     return "\n" + "\n".join(lines) + "\n\n"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from icdenoise.records.claims import built_from, markdown_cell
+from icdenoise.records.ledger_text import built_from, markdown_cell
 
 BAYES_ESTIMATOR = "oracle"  # the Bayes posterior mean with the true task, registered for every task
 ZERO_ESTIMATOR = "zero"  # the zero predictor

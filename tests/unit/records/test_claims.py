@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from icdenoise.pipeline.config import load_yaml, validate_config
-from icdenoise.records.claims import Claim, Measurement, ledger, markdown, mean_interval, reference_problems, straddles, verdict
+from icdenoise.records.claims import Claim, Measurement, ledger, mean_interval, reference_problems, straddles, verdict
+from icdenoise.records.ledger_text import markdown
 from icdenoise.studies.onelayer.claims import CLAIMS as ONELAYER
 
 

@@ -1,0 +1,143 @@
+"""A claims ledger as Markdown: the headline counts, one row per claim with its verdict and registration, and
+what the verdicts let one conclude (the table itself: icdenoise.records.claims.ledger).
+
+This module presents verdicts and decides none: it is not part of any claim's registered digest
+(icdenoise.pipeline.codedeps.BOOKKEEPING), so rewording a ledger re-registers nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def markdown_cell(text) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|")
+
+
+def built_from(sources: dict) -> str:
+    """One line naming the run, its config files (with the digests of their settings) and the merged config's
+    digest, each without the execution block (icdenoise.records.artifacts.config_digest)."""
+    files = ", ".join(f"`{entry['file']}` (sha256 {entry['sha256'][:12]})" for entry in sources["files"])
+    return (f"Run `{sources['run']}`. Config: {files}; merged config sha256 {sources['merged_sha256'][:12]} "
+            "(settings only: the execution block, which changes no number, is left out).")
+
+
+def _counts(rows: pd.DataFrame) -> str:
+    counts = rows["verdict"].value_counts()
+    return f"{counts.get('PASS', 0)} pass, {counts.get('FAIL', 0)} fail, {counts.get('INCONCLUSIVE', 0)} inconclusive"
+
+
+def _flag(table: pd.DataFrame, column: str) -> pd.Series:
+    """Rows whose text column `column` is set (an older table without it: none)."""
+    return table[column].astype(str).str.len().gt(0) if column in table else pd.Series(False, index=table.index)
+
+
+def headline(table: pd.DataFrame) -> str:
+    """How many of the source's claims pass, fail and cannot be decided, in three groups: registered and
+    confirmatory (what one cites), registered but exploratory (a deciding setting chosen after a result was
+    seen), and not registered (icdenoise.records.registration); then, apart, the measurements with no verdict,
+    our earlier readings superseded by a claim as the source states it, the self-checks of our own code and
+    the claims counted with the claim that implies them."""
+    registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
+    exploratory, own, implied = _flag(table, "exploratory"), _flag(table, "self_check"), _flag(table, "implied_by")
+    superseded = _flag(table, "superseded_by")
+    unjudged = table["verdict"].eq("MEASURED") & ~superseded
+    source = ~own & ~implied & ~unjudged & ~superseded
+    parts = [f"{int(source.sum())} claims of the source."]
+    for rows, label in ((source & registered & ~exploratory, "Registered, confirmatory"),
+                        (source & registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
+                        (source & ~registered, "Not registered (not citable)")):
+        if rows.any():
+            parts.append(f"{label}: {_counts(table[rows])}.")
+    if unjudged.any():
+        parts.append(f"Measured with no verdict (the source gives no number to test): {int(unjudged.sum())}.")
+    if superseded.any():
+        parts.append(f"Our earlier readings of the source, superseded by a claim as the source states it: {_counts(table[superseded])}.")
+    if own.any():
+        parts.append(f"Self-checks of our own code, not reproductions: {_counts(table[own])}.")
+    if implied.any():
+        parts.append(f"Implied by another claim and counted there: {int(implied.sum())}.")
+    return " ".join(parts)
+
+
+def _ours(row) -> str:
+    text = f"{row.ours_mean:.4g}"
+    if np.isfinite(row.interval_low):
+        text += f" (95%: {row.interval_low:.4g} to {row.interval_high:.4g})"
+    if row.n_values > 1:
+        text += f"; {row.n_values} values in [{row.ours_min:.4g}, {row.ours_max:.4g}]"
+    return text
+
+
+def verdict_text(row, reasons: bool = False) -> str:
+    """A row's verdict as the ledger and the docs show it: the verdict (why an undecided claim is undecided), then
+    its marks: exploratory, self-check, implied, superseded, not registered; `reasons`: with why it is exploratory
+    or a self-check. `row`: a ledger row (a namedtuple of the ledger table or of a snapshot)."""
+    shown = {"PASS": "PASS", "FAIL": "**FAIL**", "INCONCLUSIVE": f"*INCONCLUSIVE*: {row.why_inconclusive}",
+             "MEASURED": "MEASURED (no verdict)"}[row.verdict]
+    exploratory, own = getattr(row, "exploratory", ""), getattr(row, "self_check", "")
+    implied, superseded = getattr(row, "implied_by", ""), getattr(row, "superseded_by", "")
+    marks = [mark for mark, on in (
+        (f"exploratory: {exploratory}" if reasons else "exploratory", exploratory),
+        (f"self-check: {own}" if reasons else "self-check", own),
+        (f"implied by `{implied}`, counted there", implied),
+        (f"our earlier reading, superseded by `{superseded}`", superseded),
+        ("not registered", not getattr(row, "registered", False))) if on]
+    return shown + (f" ({'; '.join(marks)})" if marks else "")
+
+
+def conclusions(table: pd.DataFrame) -> list[str]:
+    """What the ledger lets a reader conclude: the claims reproduced, those not, and those undecided, with why."""
+    lines = ["## What we can and cannot conclude", ""]
+    own, implied, superseded = _flag(table, "self_check"), _flag(table, "implied_by"), _flag(table, "superseded_by")
+    for name, label in (("PASS", "Reproduced"), ("FAIL", "Not reproduced"), ("INCONCLUSIVE", "Undecided by our measurement"),
+                        ("MEASURED", "Measured, with no verdict (the source gives no number to test)")):
+        rows = table[(table["verdict"] == name) & ~own & ~implied & ~superseded]
+        if rows.empty:
+            continue
+        lines.append(f"- **{label}** ({len(rows)}):")
+        for row in rows.itertuples():
+            detail = {"PASS": "", "FAIL": f": ours {row.ours_mean:.4g} against {row.paper_value:g}",
+                      "INCONCLUSIVE": f": {row.why_inconclusive}",
+                      "MEASURED": f": ours {row.ours_mean:.4g}; {row.tolerance_reason}"}[name]
+            tag = " (exploratory)" if getattr(row, "exploratory", "") else ""
+            lines.append(f"  - `{row.claim}`{tag}{markdown_cell(detail)}")
+    for rows, label in ((table[superseded], "Our earlier readings, superseded by a claim as the source states it"),
+                        (table[own], "Self-checks of our own code (not reproductions)"),
+                        (table[implied], "Implied by another claim (counted there)")):
+        if not rows.empty:
+            lines.append(f"- **{label}** ({len(rows)}):")
+            lines += [f"  - `{row.claim}`: {row.verdict}" + (f", implied by `{row.implied_by}`" if row.implied_by else "")
+                      + (f", superseded by `{row.superseded_by}`" if getattr(row, "superseded_by", "") else "")
+                      for row in rows.itertuples()]
+    return lines + [""]
+
+
+def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> str:
+    """A readable ledger: the verdict counts, the config it was built from, one table row per claim, and
+    what the verdicts let one conclude."""
+    lines = [
+        f"# Claims ledger: {title}",
+        "",
+        f"{headline(table)} Ours: the mean, its 95% interval, and the values' range where there are several. "
+        f"Built by `{built_by}` from the pipeline's Parquet tables. Each tolerance and inconclusive rule is fixed in "
+        "config/claims.lock before its result; `defined in` names the commit that registered the claim's definition, "
+        "`built from` the commit this ledger was built at, and `registration` whether the row is citable (docs/claims.md).",
+        "",
+        built_from(sources),
+        "",
+        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance | inconclusive when | defined in | built from | registration |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in table.itertuples():
+        test = {"within_absolute": f"± {row.tolerance:g}", "within_relative": f"± {100 * row.tolerance:g}%",
+                "at_most": f"≤ paper + {row.tolerance:g}", "at_least": f"≥ paper − {row.tolerance:g}", "": "no verdict"}[row.comparison]
+        shown = verdict_text(row, reasons=True)
+        paper = "—" if row.verdict == "MEASURED" else f"{row.paper_value:g}"
+        lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {paper} | "
+                     f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
+                     f"{markdown_cell(row.inconclusive_rules or 'never')} | {markdown_cell(row.defined_in)} | "
+                     f"{markdown_cell(row.built_from)} | {markdown_cell(row.registration)} |")
+    return "\n".join(lines + [""] + conclusions(table))
