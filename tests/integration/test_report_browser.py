@@ -3,7 +3,7 @@
 script errors; its front page names the run, config and commit, counts each study's verdicts, lists the
 settings that differ from config/config.yaml and warns that the smoke run's verdicts are not the paper's;
 every figure is shown as an image (its PNG, the PDF beside it); every ledger and the leaderboard show their
-rows as HTML tables.
+rows as HTML tables, a ledger's no wider than its page and its verdicts without Markdown marks.
 
 `scripts/browser/install_chromium.sh` installs Chromium (.ci/run calls it). Where Chromium or Playwright
 is missing, the test skips and says why, except under ICDENOISE_REQUIRE_BROWSER=1 (CI), where it fails.
@@ -167,6 +167,10 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
                     claims = claim_ids(frame)
                     assert claims in ledgers, f"{category}: the ledger page's claims {claims} are no ledger's"
                     seen_ledgers.add(claims)
+                    fits = frame.locator("html").evaluate("page => page.scrollWidth <= page.clientWidth")
+                    assert fits, f"{category}: the ledger table is wider than its page"
+                    text = frame.locator("body").inner_text()
+                    assert "*INCONCLUSIVE*" not in text and "**FAIL**" not in text, f"{category}: the ledger shows Markdown marks"
                     if category == categories[0]:
                         page.screenshot(path=artifacts / "ledger.png")
             else:

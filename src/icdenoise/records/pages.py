@@ -3,8 +3,8 @@
 Snakemake's report shows HTML inline and offers Markdown only as a download, so each Markdown table
 the pipeline writes is also written as a page of HTML tables. The page is converted from the Markdown
 text itself, so the two never say different things. Only what the pipeline's Markdown uses is
-understood: `#` headings, paragraphs, `- ` lists, pipe tables (with `\\|` inside a cell), `code` and
-**bold**.
+understood: `#` headings, paragraphs, `- ` lists, pipe tables (with `\\|` inside a cell), `code`, **bold** and
+*italic*. A table is as wide as the page, never wider: its cells wrap, long names anywhere (`STYLE`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import re
 
 STYLE = """
 body { font-family: system-ui, sans-serif; font-size: 14px; margin: 1.5em; color: #1f2933; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #cbd2d9; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; width: 100%; font-size: 12px; }
+th, td { border: 1px solid #cbd2d9; padding: 0.3em 0.5em; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
 th { background: #f0f4f8; }
 code { font-size: 0.92em; background: #f5f7fa; padding: 0 0.2em; }
 """
@@ -23,14 +24,15 @@ CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 
 
 def inline(text: str) -> str:
-    """Escaped text with `code` and **bold** as HTML."""
+    """Escaped text with `code`, **bold** and *italic* as HTML."""
     parts = re.split(r"(`[^`]*`)", text)
     out = []
     for part in parts:
         if part.startswith("`") and part.endswith("`") and len(part) > 1:
             out.append(f"<code>{html.escape(part[1:-1])}</code>")
         else:
-            out.append(re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(part)))
+            bold = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(part))
+            out.append(re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", bold))
     return "".join(out)
 
 

@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 
-from icdenoise.records.claims import markdown
+from icdenoise.records.ledger_text import markdown
 from icdenoise.records.pages import markdown_page
 
 
@@ -58,7 +58,7 @@ def test_a_ledger_page_has_a_row_per_claim_with_its_cells():
     header, *body = rows
     assert header[0] == "claim" and len(header) == 12
     assert len(body) == 2 and all(len(row) == len(header) for row in body)
-    assert body[1][0] == "b_claim" and body[1][6] == "FAIL" and body[0][7] == "why | this" and body[0][9] == "abc1234" and body[0][11] == "registered"
+    assert body[1][0] == "b_claim" and body[1][6] == "FAIL (not registered)" and body[0][7] == "why | this" and body[0][9] == "abc1234" and body[0][11] == "registered"
     assert "x < y & z" in body[0][2]
 
 
@@ -67,3 +67,9 @@ def test_text_is_escaped_and_paragraphs_and_lists_are_kept():
     assert "<h1>T &lt;1&gt;</h1>" in page
     assert "<p>Some <code>a&lt;b&gt;</code> and <strong>bold</strong> continued.</p>" in page
     assert "<ul>\n<li>one</li>\n<li>two</li>\n</ul>" in page
+
+
+def test_an_undecided_verdict_is_in_italics_without_its_asterisks_and_tables_wrap_to_the_page():
+    page = markdown_page("| verdict |\n|---|\n| *INCONCLUSIVE*: 2*3 is `a*b*` |\n", "A page")
+    assert "<em>INCONCLUSIVE</em>: 2*3 is <code>a*b*</code>" in page
+    assert "width: 100%" in page and "overflow-wrap: anywhere" in page
