@@ -140,7 +140,7 @@ NOT_ATTEMPTED: dict[str, str] = {
 
 
 def markdown_appendix(scale: str) -> str:
-    """The ledger's closing sections (icdenoise.records.claims.markdown_appendix): the scale of the
+    """The ledger's closing sections (workflow/scripts/write_ledger.py appends them): the scale of the
     in-context runs and the results not attempted."""
     lines = ["", f"In-context regression (Fig. 6 claims) ran at the `{scale}` scale of `mssa.regression`"
              + (": smaller d, width, depth and step count than the paper's Table 5 (config/mssa_paper_scale.yaml has those). "
