@@ -11,7 +11,7 @@ from pathlib import Path
 from snakemake.io import get_wildcard_names
 
 from icdenoise.pipeline.cluster import placement
-from icdenoise.pipeline.codedeps import code_dependencies, imported_modules, ledger_script, trains_in_shared_stage
+from icdenoise.pipeline.codedeps import LEDGER_SCRIPT, code_dependencies, imported_modules, trains_in_shared_stage
 from icdenoise.pipeline.config import device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
@@ -274,7 +274,7 @@ def ledger_rule(name, study, tables, output, caption, appendix=None):
         f"The claims ledger of the {study} study: every configured claim, our value and its interval, pass, fail or "
         "inconclusive, and the commit that fixed its definition (Parquet, "
         "Markdown, and the Markdown as an HTML page for the report).",
-        WORKFLOW / "scripts" / f"{ledger_script(STUDIES[study])}.py",
+        WORKFLOW / "scripts" / f"{LEDGER_SCRIPT}.py",
         dict(table=output["table"], text=output["text"], page=captioned),
         input=dict(tables, lock=lock),
         params=dict(

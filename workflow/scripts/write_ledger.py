@@ -1,8 +1,9 @@
 """Rule write_<study>_ledger: a study's claims ledger as Parquet and Markdown, from its Parquet tables
 (icdenoise.records.claims; the study's claims module, its claims block and the settings its claims depend
 on are the rule's params), each claim's definition (with the digest of the study's code) looked up in
-config/claims.lock and its git history, each row registered or not (icdenoise.records.registration), and the
-Markdown as an HTML page for the report (icdenoise.records.pages)."""
+config/claims.lock and its git history (icdenoise.records.registration) or, for a study outside this package, in
+the study's own claims.lock (icdenoise.records.study_locks), each row registered or not, and the Markdown as an
+HTML page for the report (icdenoise.records.ledger_text, icdenoise.records.pages)."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -11,13 +12,15 @@ hand_over()
 import importlib
 from pathlib import Path
 
+from icdenoise.pipeline.codedeps import code_digest, study_code_files
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.pipeline.registry import load_studies
 from icdenoise.records.artifacts import git_state, read_frames, read_metadata, write_job_parquet, write_text
-from icdenoise.records.claims import headline, ledger, markdown
+from icdenoise.records.claims import ledger
+from icdenoise.records.ledger_text import headline, markdown
 from icdenoise.records.pages import markdown_page
-from icdenoise.pipeline.codedeps import code_digest, study_code_files
 from icdenoise.records.registration import registration, study_digests
+from icdenoise.records.study_locks import study_registration
 
 log = start_job(snakemake)
 params = snakemake.params
@@ -30,7 +33,11 @@ code = code_digest(study_code_files(study, workflow_dir, params.trains_in_shared
 digests = study_digests(params.study, claims.CLAIMS, params.claims, params.settings, params.registered_as, code)
 paths = [path for entry in tables.values() for path in ([entry] if isinstance(entry, str) else entry)]
 provenance = {path: read_metadata(path) for path in paths if str(path).endswith(".parquet")}
-rows = registration(Path(snakemake.input.lock).resolve().parents[1], params.study, digests, git_state(), provenance)
+if study.own_lock is None:
+    rows = registration(Path(snakemake.input.lock).resolve().parents[1], params.study, digests, git_state(), provenance,
+                        workflow_dir)
+else:
+    rows = study_registration(study.own_lock, digests, git_state(), provenance, workflow=workflow_dir)
 table = ledger(claims.CLAIMS, frames, params.claims, rows)
 write_job_parquet(table, snakemake.output.table, snakemake)
 appendix = claims.markdown_appendix(**params.appendix) if hasattr(claims, "markdown_appendix") else ""

@@ -29,8 +29,10 @@ from pathlib import Path
 PACKAGE = "icdenoise"
 PLUMBING = f"{PACKAGE}.pipeline"  # its modules are never code inputs
 SHARED_STAGE_SCRIPTS = ("sample_prompts", "train_ensemble", "evaluate_bayes", "evaluate_trained")  # workflow/scripts/
-LEDGER_SCRIPT = "write_ledger"  # workflow/scripts/: it measures and judges every claim of a built-in study
-STUDY_LOCK_LEDGER_SCRIPT = "write_study_ledger"  # the same for a study with its own claims lock (Study.own_lock)
+LEDGER_SCRIPT = "write_ledger"  # workflow/scripts/: it measures and judges every claim of a study
+BOOKKEEPING = tuple(f"{PACKAGE}.records.{name}" for name in ("registration", "study_locks", "ledger_text", "pages"))
+# what the ledger's script imports to look claims up in their lock and to write the ledger as Markdown and HTML: it
+# decides no verdict, so it is a code input of the ledger job (re-rendering it) but no part of a claim's digest
 TRACKED: dict[str, Path] = {PACKAGE: Path(__file__).resolve().parents[1]}  # top-level package → its folder
 
 
@@ -175,15 +177,15 @@ def _imported_names(records: Iterable[ImportRecord], package: str | None) -> set
 
 
 @lru_cache(maxsize=None)
-def _closure(name: str) -> frozenset[Path]:
+def _closure(name: str, exclude: tuple[str, ...] = ()) -> frozenset[Path]:
     """Files of module `name` and of everything it imports from the tracked packages, parents included,
-    the plumbing left out."""
+    the plumbing and the modules `exclude` names (with what only they import) left out."""
     found: set[Path] = set()
     pending = _with_parents(name)
     seen: set[str] = set()
     while pending:
         module = pending.pop()
-        if module in seen or is_plumbing(module):
+        if module in seen or is_plumbing(module) or module in exclude:
             continue
         seen.add(module)
         path = _module_file(module)
@@ -196,12 +198,13 @@ def _closure(name: str) -> frozenset[Path]:
     return frozenset(found)
 
 
-def code_dependencies(script: str | Path, modules: Iterable[str] = ()) -> list[str]:
+def code_dependencies(script: str | Path, modules: Iterable[str] = (), exclude: tuple[str, ...] = ()) -> list[str]:
     """Sorted absolute paths of the files that a rule script imports, directly or not, and of the
-    `modules` it imports by name at run time (a figure's drawing module, say), with what they import."""
+    `modules` it imports by name at run time (a figure's drawing module, say), with what they import;
+    `exclude`: modules left out, with what only they import."""
     files: set[Path] = set()
     for name in [*_file_imports(Path(script), None), *modules]:
-        files |= _closure(name)
+        files |= _closure(name, tuple(exclude))
     return sorted(str(path) for path in files)
 
 
@@ -228,27 +231,20 @@ def import_groups(module_lists: Iterable[Iterable[str]], exclude: Iterable[str] 
     return groups
 
 
-def ledger_script(study) -> str:
-    """The name of the script of a study's ledger in workflow/scripts: `LEDGER_SCRIPT` for a built-in study,
-    `STUDY_LOCK_LEDGER_SCRIPT` for one with its own claims lock."""
-    return LEDGER_SCRIPT if study.own_lock is None else STUDY_LOCK_LEDGER_SCRIPT
-
-
 def study_code_files(study, workflow_dir: Path, trains_in_shared_stage: bool) -> list[Path]:
     """The code a study's verdicts are computed by: every rule script of the study (its workflow/scripts), the
-    ledger's script (`ledger_script`) and the study's claims module, the shared stage's scripts where the study trains there
-    (`trains_in_shared_stage`), and every module these import (the plumbing, which computes no number, is
-    never one). More than the jobs upstream of one claim, never less: editing any of
-    it re-registers every claim of the study. `study`: an icdenoise.pipeline.registry.Study."""
+    ledger's script (`LEDGER_SCRIPT`) and the study's claims module, the shared stage's scripts where the study trains there
+    (`trains_in_shared_stage`), and every module these import, but neither the plumbing nor the ledger's
+    `BOOKKEEPING`, which compute no number and decide no verdict. More than the jobs upstream of one claim,
+    never less: editing any of it re-registers every claim of the study. `study`: an icdenoise.pipeline.registry.Study."""
     track_package(study.package, study.folder)
     shared = Path(workflow_dir) / "scripts"
     scripts = sorted(study.workflow.joinpath("scripts").glob("*.py"))
-    ledger = ledger_script(study)
-    scripts += [shared / f"{name}.py" for name in (*(SHARED_STAGE_SCRIPTS if trains_in_shared_stage else ()), ledger)]
+    scripts += [shared / f"{name}.py" for name in (*(SHARED_STAGE_SCRIPTS if trains_in_shared_stage else ()), LEDGER_SCRIPT)]
     files = set(scripts)
     for script in scripts:
-        modules = [study.claims_module] if script.stem == ledger else []
-        files.update(map(Path, code_dependencies(script, modules)))
+        modules = [study.claims_module] if script.stem == LEDGER_SCRIPT else []
+        files.update(map(Path, code_dependencies(script, modules, exclude=BOOKKEEPING)))
     return sorted(files)
 
 

@@ -107,7 +107,7 @@ def read_lock(text: str) -> dict[str, str]:
 
 def _git(root: Path, *arguments: str) -> str | None:
     try:
-        return subprocess.run(["git", *arguments], cwd=root, capture_output=True, text=True, check=True).stdout
+        return subprocess.run(["git", "-C", str(root), *arguments], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -206,37 +206,70 @@ def built_from(state: dict) -> str:
     return f"{commit[:7]} ({'uncommitted changes' if state.get('git_dirty') else 'clean'})"
 
 
-def registration(root: Path, study: str, digests: dict[str, str], build: dict, tables: dict[str, dict]) -> dict[str, dict]:
-    """claim id → its ledger row's registration: ``defined_in`` (the commit that registered its digest, or why
+def repository(folder: Path) -> Path | None:
+    """The top folder of the git repository holding `folder`, or None."""
+    top = _git(Path(folder), "rev-parse", "--show-toplevel")
+    return Path(top.strip()).resolve() if top else None
+
+
+def build_reasons(build: dict, tables: dict[str, dict], workflow: Path | None = None) -> list[str]:
+    """Why no row of a ledger built in `build`'s state from `tables` (path → provenance) can be registered, whatever
+    its claim: built outside git or from uncommitted changes, a table built so, or (`workflow`: the workflow's
+    folder) the package imported from another checkout than the workflow's, whose state the provenance does not
+    record."""
+    reasons = []
+    if build.get("git_commit", "unknown") == "unknown":
+        reasons.append("the ledger was built outside a git checkout")
+    elif build.get("git_dirty"):
+        reasons.append("the ledger was built from a tree with uncommitted changes")
+    dirty = sorted(path for path, state in tables.items() if state.get("git_dirty") or state.get("git_commit", "unknown") == "unknown")
+    if dirty:
+        reasons.append(f"{len(dirty)} of its tables were built from uncommitted code or outside git ({Path(dirty[0]).name}, ...)")
+    if workflow is not None:
+        package, checkout = repository(Path(__file__).parent), repository(workflow)
+        if package != checkout:
+            reasons.append(f"the package was imported from {package or 'outside git'}, not from the workflow's checkout "
+                           f"{checkout or '(none)'}: install it from there (pip install -e .)")
+    return reasons
+
+
+def order_reasons(root: Path, commit: str, build: dict, tables: dict[str, dict]) -> list[str]:
+    """Why a claim registered in `commit` is not registered in a ledger built in `build`'s state from `tables`: the
+    ledger was not built at a strict descendant of `commit`, or a table was computed before it (`root`: the
+    repository of both)."""
+    reasons = []
+    if not _is_ancestor(root, commit, build["git_commit"], strict=True):
+        reasons.append(f"the ledger was built at {build['git_commit'][:7]}, not after its registration in {commit}")
+    early = sorted(path for path, state in tables.items() if not _is_ancestor(root, commit, state["git_commit"], strict=False))
+    if early:
+        reasons.append(f"{len(early)} of its tables were computed before its registration in {commit} ({Path(early[0]).name}, ...)")
+    return reasons
+
+
+def row(commit: str, build: dict, reasons: list[str]) -> dict:
+    """A ledger row's registration columns: ``defined_in``, ``built_from``, ``registered`` and ``registration``."""
+    return {"defined_in": commit, "built_from": built_from(build), "registered": not reasons,
+            "registration": REGISTERED if not reasons else f"{NOT_REGISTERED}: {'; '.join(reasons)}"}
+
+
+def registration(root: Path, study: str, digests: dict[str, str], build: dict, tables: dict[str, dict],
+                 workflow: Path | None = None) -> dict[str, dict]:
+    """claim id → its ledger row's registration (`row`): ``defined_in`` (the commit that registered its digest, or why
     none did), ``built_from`` (`built_from` of the ledger's build), ``registered`` (bool) and ``registration``
     (`REGISTERED`, or `NOT_REGISTERED` and why).
 
     root: the repository holding config/claims.lock; build: the ledger job's git state; tables: each table the
-    ledger reads (its path) → its provenance (git_commit, git_dirty). Registered means: the digest is the
-    lock's and committed, the ledger was built from a clean tree at a commit of which that lock commit is a
-    strict ancestor, and every table was built from a clean tree at a commit descending from the lock commit
-    (no result was computed before its claim's registration)."""
-    found = defined_in(root, study, digests)
-    shown = built_from(build)
-    common = []
-    if build.get("git_commit", "unknown") == "unknown":
-        common.append("the ledger was built outside a git checkout")
-    elif build.get("git_dirty"):
-        common.append("the ledger was built from a tree with uncommitted changes")
-    dirty = sorted(path for path, state in tables.items() if state.get("git_dirty") or state.get("git_commit", "unknown") == "unknown")
-    if dirty:
-        common.append(f"{len(dirty)} of its tables were built from uncommitted code or outside git ({Path(dirty[0]).name}, ...)")
+    ledger reads (its path) → its provenance (git_commit, git_dirty); workflow: the workflow's folder
+    (`build_reasons`). Registered means: the digest is the lock's and committed, the ledger was built from a clean
+    tree at a commit of which that lock commit is a strict ancestor, and every table was built from a clean tree
+    at a commit descending from the lock commit (no result was computed before its claim's registration)."""
+    common = build_reasons(build, tables, workflow)
     rows = {}
-    for claim_id, commit in found.items():
+    for claim_id, commit in defined_in(root, study, digests).items():
         reasons = list(common)
         if not is_commit(commit):
             reasons.insert(0, commit)
         elif not common:
-            if not _is_ancestor(root, commit, build["git_commit"], strict=True):
-                reasons.append(f"the ledger was built at {build['git_commit'][:7]}, not after its registration in {commit}")
-            early = sorted(path for path, state in tables.items() if not _is_ancestor(root, commit, state["git_commit"], strict=False))
-            if early:
-                reasons.append(f"{len(early)} of its tables were computed before its registration in {commit} ({Path(early[0]).name}, ...)")
-        rows[claim_id] = {"defined_in": commit, "built_from": shown, "registered": not reasons,
-                          "registration": REGISTERED if not reasons else f"{NOT_REGISTERED}: {'; '.join(reasons)}"}
+            reasons += order_reasons(root, commit, build, tables)
+        rows[claim_id] = row(commit, build, reasons)
     return rows

@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 from icdenoise.records.artifacts import SOURCE
-from icdenoise.records.registration import NOT_REGISTERED, REGISTERED, _is_ancestor, built_from, is_commit, read_lock
+from icdenoise.records.registration import _is_ancestor, build_reasons, is_commit, order_reasons, read_lock, repository, row
 
 
 def _git(folder: Path, *arguments: str) -> str | None:
@@ -27,12 +27,6 @@ def _git(folder: Path, *arguments: str) -> str | None:
         return subprocess.run(["git", "-C", str(folder), *arguments], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-
-
-def repository(folder: Path) -> Path | None:
-    """The top folder of the git repository holding `folder`, or None."""
-    top = _git(folder, "rev-parse", "--show-toplevel")
-    return Path(top.strip()).resolve() if top else None
 
 
 def shown(lock: Path, repo: Path | None) -> str:
@@ -75,44 +69,39 @@ def _defined_in(lock: Path, repo: Path | None, digests: dict[str, str]) -> dict[
 
 
 def study_registration(lock: Path, digests: dict[str, str], build: dict, tables: dict[str, dict],
-                       project: Path = SOURCE) -> dict[str, dict]:
+                       project: Path = SOURCE, workflow: Path | None = None) -> dict[str, dict]:
     """claim id → its ledger row's registration, as icdenoise.records.registration.registration gives it for
     config/claims.lock (``defined_in``, ``built_from``, ``registered``, ``registration``), read from the study's
     own lock `lock` (the module docstring's rules). build: the ledger job's git state
     (icdenoise.records.artifacts.git_state, read in `project`, this package's checkout); tables: each table's path → its
-    provenance (git_commit, git_dirty)."""
+    provenance (git_commit, git_dirty); workflow: the workflow's folder (registration.build_reasons)."""
     repo = repository(lock.parent)
-    found = _defined_in(lock, repo, digests)
     same = repo is not None and repo == repository(project)
-    common = []
-    if build.get("git_commit", "unknown") == "unknown":
-        common.append("the ledger was built outside a git checkout")
-    elif build.get("git_dirty"):
-        common.append("the ledger was built from a tree with uncommitted changes")
-    dirty = sorted(path for path, state in tables.items() if state.get("git_dirty") or state.get("git_commit", "unknown") == "unknown")
-    if dirty:
-        common.append(f"{len(dirty)} of its tables were built from uncommitted code or outside git ({Path(dirty[0]).name}, ...)")
+    common = build_reasons(build, tables, workflow)
     if repo is not None and not same and _git(repo, "status", "--porcelain", "--untracked-files=no"):
         common.append(f"the study's repository {repo.name} has uncommitted changes")
     head = (_git(repo, "rev-parse", "HEAD") or "").strip() if repo is not None and not same else ""
     rows = {}
-    for claim_id, commit in found.items():
+    for claim_id, commit in _defined_in(lock, repo, digests).items():
         reasons = list(common)
         if not is_commit(commit):
             reasons.insert(0, commit)
         elif not common and same:
-            if not _is_ancestor(repo, commit, build["git_commit"], strict=True):
-                reasons.append(f"the ledger was built at {build['git_commit'][:7]}, not after its registration in {commit}")
-            early = sorted(path for path, state in tables.items() if not _is_ancestor(repo, commit, state["git_commit"], strict=False))
-            if early:
-                reasons.append(f"{len(early)} of its tables were computed before its registration in {commit} ({Path(early[0]).name}, ...)")
+            reasons += order_reasons(repo, commit, build, tables)
         elif not common:
-            if not _is_ancestor(repo, commit, head, strict=True):
-                reasons.append(f"the study's repository was at {head[:7]}, not after its registration in {commit}")
-            locked_at = int((_git(repo, "show", "-s", "--format=%ct", commit) or "0").strip() or 0)
-            early = sorted(path for path in tables if os.stat(path).st_mtime < locked_at)
-            if early:
-                reasons.append(f"{len(early)} of its tables were written before its registration in {commit} ({Path(early[0]).name}, ...)")
-        rows[claim_id] = {"defined_in": commit, "built_from": built_from(build), "registered": not reasons,
-                          "registration": REGISTERED if not reasons else f"{NOT_REGISTERED}: {'; '.join(reasons)}"}
+            reasons += _other_repository_reasons(repo, commit, head, tables)
+        rows[claim_id] = row(commit, build, reasons)
     return rows
+
+
+def _other_repository_reasons(repo: Path, commit: str, head: str, tables: dict[str, dict]) -> list[str]:
+    """Why a claim registered in `commit` of the study's own repository `repo` (not this package's) is not registered:
+    the repository's `head` is not a strict descendant of it, or a table file is older than it."""
+    reasons = []
+    if not _is_ancestor(repo, commit, head, strict=True):
+        reasons.append(f"the study's repository was at {head[:7]}, not after its registration in {commit}")
+    locked_at = int((_git(repo, "show", "-s", "--format=%ct", commit) or "0").strip() or 0)
+    early = sorted(path for path in tables if os.stat(path).st_mtime < locked_at)
+    if early:
+        reasons.append(f"{len(early)} of its tables were written before its registration in {commit} ({Path(early[0]).name}, ...)")
+    return reasons

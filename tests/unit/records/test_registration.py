@@ -105,6 +105,9 @@ def test_a_claim_digest_changes_with_its_studys_code_and_never_with_the_executio
     files = {path.name for path in study_code_files(memory, repo / "workflow", trains_in_shared_stage(memory, config))}
     assert {"planted.py", "write_ledger.py", "claims.py", "train_memory_induction.py", "fits.py"} <= files
     assert "train_ensemble.py" not in files and "warmstart.py" not in files  # another stage's code; the plumbing
+    assert {"registration.py", "study_locks.py", "ledger_text.py", "pages.py"}.isdisjoint(files)  # the ledger's bookkeeping
+    paths = {path.parts[-2:] for path in study_code_files(memory, repo / "workflow", False)}
+    assert {("records", "claims.py"), ("memory", "claims.py"), ("records", "artifacts.py")} <= paths  # verdicts, tables
     assert "train_ensemble.py" in {path.name for path in study_code_files(onelayer, repo / "workflow", True)}
     assert trains_in_shared_stage(onelayer, config) and not trains_in_shared_stage(memory, config)
     assert "execution" not in memory.claim_settings(config) and "execution" not in onelayer.claim_settings(config)
