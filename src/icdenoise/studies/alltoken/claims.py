@@ -21,15 +21,23 @@ def _bars(frames: Frames, estimator: str) -> pd.DataFrame:
 BOOTSTRAP_DRAWS = 4000
 
 
+def _t_draws(means: np.ndarray, sems: np.ndarray, contexts: np.ndarray, seed: int) -> np.ndarray:
+    """A parametric bootstrap of means over contexts: BOOTSTRAP_DRAWS draws (rows) of each mean (columns), drawn
+    from a t distribution with (contexts − 1) degrees of freedom (at least 1) around it, scaled by its standard
+    error `sems`, from default_rng(seed)."""
+    noise = np.random.default_rng(seed).standard_t(np.maximum(contexts - 1, 1), (BOOTSTRAP_DRAWS, len(means)))
+    return means + sems * noise
+
+
 def _bar_draws(frames: Frames, estimator: str) -> pd.DataFrame:
-    """A parametric bootstrap of the bars: each N's mean over contexts drawn from a t distribution with
-    (contexts − 1) degrees of freedom around it, scaled by its standard error; rows draws, columns N. The
-    estimators share their contexts, so treating them as independent overstates the spread of a ratio."""
+    """A parametric bootstrap of the bars (_t_draws): each N's mean over contexts drawn around it; rows draws,
+    columns N. The estimators share their contexts, so treating them as independent overstates the spread of a
+    ratio."""
     table = frames["mse_by_n"]
     rows = table[table["estimator"] == estimator].set_index("N").sort_index()
-    rng = np.random.default_rng(0 if estimator == "bayes" else 1 + sorted(table["estimator"].unique()).index(estimator))
-    noise = rng.standard_t(np.maximum(rows["contexts"].to_numpy() - 1, 1), (BOOTSTRAP_DRAWS, len(rows)))
-    return pd.DataFrame(rows["mse_over_sigma2"].to_numpy() + rows["sem"].to_numpy() * noise, columns=rows.index)
+    seed = 0 if estimator == "bayes" else 1 + sorted(table["estimator"].unique()).index(estimator)
+    draws = _t_draws(rows["mse_over_sigma2"].to_numpy(), rows["sem"].to_numpy(), rows["contexts"].to_numpy(), seed)
+    return pd.DataFrame(draws, columns=rows.index)
 
 
 def _quantiles(draws) -> tuple[float, float]:
@@ -77,9 +85,7 @@ def _largest_paired_gap_increase(frames: Frames, spec: dict) -> Measurement:
     default_rng([seed, c]), so where they correlate positively this overstates the spread of a step)."""
     gaps = _paired_gaps_to_bayes(frames).groupby(level="N")
     means, sems, counts = gaps.mean().sort_index(), gaps.sem().sort_index(), gaps.size().sort_index()
-    rng = np.random.default_rng(0)
-    noise = rng.standard_t(np.maximum(counts.to_numpy() - 1, 1), (BOOTSTRAP_DRAWS, len(means)))
-    draws = means.to_numpy() + sems.to_numpy() * noise
+    draws = _t_draws(means.to_numpy(), sems.to_numpy(), counts.to_numpy(), 0)
     return Measurement(np.array([np.diff(means.to_numpy()).max()]), _quantiles(np.diff(draws, axis=1).max(axis=1)),
                        f"parametric bootstrap of the paired per-context gaps over {counts.min()}-{counts.max()} contexts per N")
 
