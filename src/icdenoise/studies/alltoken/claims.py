@@ -64,12 +64,18 @@ def _largest_gap_increase(frames: Frames, spec: dict) -> Measurement:
     return Measurement(np.array([np.diff(gap.to_numpy()).max()]), _quantiles(draws), "parametric bootstrap over the contexts")
 
 
+def _mse_per_context_at_bars_depth(frames: Frames) -> pd.DataFrame:
+    """Every estimator's MSE/σ² per (N, context) at the bars' depth L (mse_by_n's), each on that context's tokens;
+    rows (N, context), columns the estimators (they share their contexts)."""
+    table = frames["mse_per_context"]
+    rows = table[table["depth"] == frames["mse_by_n"]["L"].iloc[0]]
+    return rows.pivot(index=["N", "context"], columns="estimator", values="mse_over_sigma2")
+
+
 def _paired_gaps_to_bayes(frames: Frames) -> pd.Series:
     """Per (N, context), at the bars' depth L: (two-stage MSE − Bayes MSE) / Bayes MSE, both on that context's
     tokens (the estimators share their contexts)."""
-    table = frames["mse_per_context"]
-    rows = table[table["depth"] == frames["mse_by_n"]["L"].iloc[0]]
-    mse = rows.pivot_table(index=["N", "context"], columns="estimator", values="mse_over_sigma2")
+    mse = _mse_per_context_at_bars_depth(frames)
     return (mse["two_stage"] - mse["bayes"]) / mse["bayes"]
 
 
@@ -108,10 +114,7 @@ def _paired_gap_to_stage2_only(frames: Frames, spec: dict) -> Measurement:
     """Per context at the largest N and the bars' depth L: (two-stage MSE − Stage-2-only MSE) / Bayes MSE, all
     three on the same context's tokens; negative where Stage 1 improves on Stage 2 alone. The estimators share
     their contexts, so the t-interval over these per-context differences is paired."""
-    table = frames["mse_per_context"]
-    depth = frames["mse_by_n"]["L"].iloc[0]
-    rows = table[(table["N"] == table["N"].max()) & (table["depth"] == depth)]
-    mse = rows.pivot(index="context", columns="estimator", values="mse_over_sigma2")
+    mse = _mse_per_context_at_bars_depth(frames).xs(frames["mse_per_context"]["N"].max(), level="N")
     gaps = ((mse["two_stage"] - mse["stage2_only"]) / mse["bayes"]).to_numpy()
     return Measurement(gaps, mean_interval(gaps), f"paired t-interval over the {gaps.size} contexts the estimators share")
 
