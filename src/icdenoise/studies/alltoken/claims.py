@@ -142,12 +142,17 @@ def massive_clusters(positions: np.ndarray, gap: float, mass_floor: float) -> in
     return int(np.sum(sizes >= mass_floor * ordered.size))
 
 
+def _clusters_by(rows: pd.DataFrame, keys, spec: dict) -> pd.Series:
+    """`keys` (columns of `rows`) → the massive clusters (spec: cluster_gap, mass_floor) of those rows' particle
+    positions."""
+    return rows.groupby(keys)["position"].apply(
+        lambda positions: massive_clusters(positions.to_numpy(), spec["cluster_gap"], spec["mass_floor"]))
+
+
 def _clusters_by_beta(frames: Frames, spec: dict) -> pd.Series:
     """β → the massive clusters (spec: cluster_gap, mass_floor) of the particles at L*."""
     table = frames["flow"]
-    rows = table[table["depth"] == table["theory_depth"]]
-    return rows.groupby("beta")["position"].apply(lambda positions: massive_clusters(positions.to_numpy(), spec["cluster_gap"],
-                                                                                     spec["mass_floor"]))
+    return _clusters_by(table[table["depth"] == table["theory_depth"]], "beta", spec)
 
 
 def _clusters_at_theory_depth(frames: Frames, spec: dict) -> np.ndarray:
@@ -168,9 +173,7 @@ def _not_specific_to_beta(frames: Frames, spec: dict) -> str | None:
 
 def _clusters_by_seed_and_beta(frames: Frames, spec: dict) -> pd.Series:
     """(seed, β) → the massive clusters (spec: cluster_gap, mass_floor) of the replicate flows' particles at L*."""
-    table = frames["flow_replicates"]
-    return table.groupby(["seed", "beta"])["position"].apply(
-        lambda positions: massive_clusters(positions.to_numpy(), spec["cluster_gap"], spec["mass_floor"]))
+    return _clusters_by(frames["flow_replicates"], ["seed", "beta"], spec)
 
 
 def _clusters_over_seeds(frames: Frames, spec: dict) -> np.ndarray:
