@@ -21,15 +21,23 @@ def _bars(frames: Frames, estimator: str) -> pd.DataFrame:
 BOOTSTRAP_DRAWS = 4000
 
 
+def _t_draws(means: np.ndarray, sems: np.ndarray, contexts: np.ndarray, seed: int) -> np.ndarray:
+    """A parametric bootstrap of means over contexts: BOOTSTRAP_DRAWS draws (rows) of each mean (columns), drawn
+    from a t distribution with (contexts − 1) degrees of freedom (at least 1) around it, scaled by its standard
+    error `sems`, from default_rng(seed)."""
+    noise = np.random.default_rng(seed).standard_t(np.maximum(contexts - 1, 1), (BOOTSTRAP_DRAWS, len(means)))
+    return means + sems * noise
+
+
 def _bar_draws(frames: Frames, estimator: str) -> pd.DataFrame:
-    """A parametric bootstrap of the bars: each N's mean over contexts drawn from a t distribution with
-    (contexts − 1) degrees of freedom around it, scaled by its standard error; rows draws, columns N. The
-    estimators share their contexts, so treating them as independent overstates the spread of a ratio."""
+    """A parametric bootstrap of the bars (_t_draws): each N's mean over contexts drawn around it; rows draws,
+    columns N. The estimators share their contexts, so treating them as independent overstates the spread of a
+    ratio."""
     table = frames["mse_by_n"]
     rows = table[table["estimator"] == estimator].set_index("N").sort_index()
-    rng = np.random.default_rng(0 if estimator == "bayes" else 1 + sorted(table["estimator"].unique()).index(estimator))
-    noise = rng.standard_t(np.maximum(rows["contexts"].to_numpy() - 1, 1), (BOOTSTRAP_DRAWS, len(rows)))
-    return pd.DataFrame(rows["mse_over_sigma2"].to_numpy() + rows["sem"].to_numpy() * noise, columns=rows.index)
+    seed = 0 if estimator == "bayes" else 1 + sorted(table["estimator"].unique()).index(estimator)
+    draws = _t_draws(rows["mse_over_sigma2"].to_numpy(), rows["sem"].to_numpy(), rows["contexts"].to_numpy(), seed)
+    return pd.DataFrame(draws, columns=rows.index)
 
 
 def _quantiles(draws) -> tuple[float, float]:
@@ -56,12 +64,18 @@ def _largest_gap_increase(frames: Frames, spec: dict) -> Measurement:
     return Measurement(np.array([np.diff(gap.to_numpy()).max()]), _quantiles(draws), "parametric bootstrap over the contexts")
 
 
+def _mse_per_context_at_bars_depth(frames: Frames) -> pd.DataFrame:
+    """Every estimator's MSE/σ² per (N, context) at the bars' depth L (mse_by_n's), each on that context's tokens;
+    rows (N, context), columns the estimators (they share their contexts)."""
+    table = frames["mse_per_context"]
+    rows = table[table["depth"] == frames["mse_by_n"]["L"].iloc[0]]
+    return rows.pivot(index=["N", "context"], columns="estimator", values="mse_over_sigma2")
+
+
 def _paired_gaps_to_bayes(frames: Frames) -> pd.Series:
     """Per (N, context), at the bars' depth L: (two-stage MSE − Bayes MSE) / Bayes MSE, both on that context's
     tokens (the estimators share their contexts)."""
-    table = frames["mse_per_context"]
-    rows = table[table["depth"] == frames["mse_by_n"]["L"].iloc[0]]
-    mse = rows.pivot_table(index=["N", "context"], columns="estimator", values="mse_over_sigma2")
+    mse = _mse_per_context_at_bars_depth(frames)
     return (mse["two_stage"] - mse["bayes"]) / mse["bayes"]
 
 
@@ -77,9 +91,7 @@ def _largest_paired_gap_increase(frames: Frames, spec: dict) -> Measurement:
     default_rng([seed, c]), so where they correlate positively this overstates the spread of a step)."""
     gaps = _paired_gaps_to_bayes(frames).groupby(level="N")
     means, sems, counts = gaps.mean().sort_index(), gaps.sem().sort_index(), gaps.size().sort_index()
-    rng = np.random.default_rng(0)
-    noise = rng.standard_t(np.maximum(counts.to_numpy() - 1, 1), (BOOTSTRAP_DRAWS, len(means)))
-    draws = means.to_numpy() + sems.to_numpy() * noise
+    draws = _t_draws(means.to_numpy(), sems.to_numpy(), counts.to_numpy(), 0)
     return Measurement(np.array([np.diff(means.to_numpy()).max()]), _quantiles(np.diff(draws, axis=1).max(axis=1)),
                        f"parametric bootstrap of the paired per-context gaps over {counts.min()}-{counts.max()} contexts per N")
 
@@ -102,10 +114,7 @@ def _paired_gap_to_stage2_only(frames: Frames, spec: dict) -> Measurement:
     """Per context at the largest N and the bars' depth L: (two-stage MSE − Stage-2-only MSE) / Bayes MSE, all
     three on the same context's tokens; negative where Stage 1 improves on Stage 2 alone. The estimators share
     their contexts, so the t-interval over these per-context differences is paired."""
-    table = frames["mse_per_context"]
-    depth = frames["mse_by_n"]["L"].iloc[0]
-    rows = table[(table["N"] == table["N"].max()) & (table["depth"] == depth)]
-    mse = rows.pivot(index="context", columns="estimator", values="mse_over_sigma2")
+    mse = _mse_per_context_at_bars_depth(frames).xs(frames["mse_per_context"]["N"].max(), level="N")
     gaps = ((mse["two_stage"] - mse["stage2_only"]) / mse["bayes"]).to_numpy()
     return Measurement(gaps, mean_interval(gaps), f"paired t-interval over the {gaps.size} contexts the estimators share")
 
@@ -133,12 +142,17 @@ def massive_clusters(positions: np.ndarray, gap: float, mass_floor: float) -> in
     return int(np.sum(sizes >= mass_floor * ordered.size))
 
 
+def _clusters_by(rows: pd.DataFrame, keys, spec: dict) -> pd.Series:
+    """`keys` (columns of `rows`) → the massive clusters (spec: cluster_gap, mass_floor) of those rows' particle
+    positions."""
+    return rows.groupby(keys)["position"].apply(
+        lambda positions: massive_clusters(positions.to_numpy(), spec["cluster_gap"], spec["mass_floor"]))
+
+
 def _clusters_by_beta(frames: Frames, spec: dict) -> pd.Series:
     """β → the massive clusters (spec: cluster_gap, mass_floor) of the particles at L*."""
     table = frames["flow"]
-    rows = table[table["depth"] == table["theory_depth"]]
-    return rows.groupby("beta")["position"].apply(lambda positions: massive_clusters(positions.to_numpy(), spec["cluster_gap"],
-                                                                                     spec["mass_floor"]))
+    return _clusters_by(table[table["depth"] == table["theory_depth"]], "beta", spec)
 
 
 def _clusters_at_theory_depth(frames: Frames, spec: dict) -> np.ndarray:
@@ -159,9 +173,7 @@ def _not_specific_to_beta(frames: Frames, spec: dict) -> str | None:
 
 def _clusters_by_seed_and_beta(frames: Frames, spec: dict) -> pd.Series:
     """(seed, β) → the massive clusters (spec: cluster_gap, mass_floor) of the replicate flows' particles at L*."""
-    table = frames["flow_replicates"]
-    return table.groupby(["seed", "beta"])["position"].apply(
-        lambda positions: massive_clusters(positions.to_numpy(), spec["cluster_gap"], spec["mass_floor"]))
+    return _clusters_by(frames["flow_replicates"], ["seed", "beta"], spec)
 
 
 def _clusters_over_seeds(frames: Frames, spec: dict) -> np.ndarray:

@@ -159,21 +159,23 @@ def _largest_best_k_over_d(frames: Frames, spec: dict) -> np.ndarray:
     return (rows["stored"] / rows["d"]).groupby(rows["seed"]).max().to_numpy()
 
 
+def _seen_n_sweep_small_vocabulary(frames: Frames, spec: dict) -> pd.DataFrame:
+    """The zipf rows of q = 1{seen} over the n sweep (at its d), on the smallest vocabulary, at the claim's α."""
+    table = frames["zipf"]
+    return table[(table["alpha"] == spec["alpha"]) & (table["vocabulary"] == table["vocabulary"].min())
+                 & (table["sweep"] == "n") & (table["estimator"] == "seen")]
+
+
 def _seen_error_small_vocabulary(frames: Frames, spec: dict) -> np.ndarray:
     """Per draw: the error of q = 1{seen} on the smallest vocabulary at the n sweep's d and largest n."""
-    table = frames["zipf"]
-    rows = table[(table["alpha"] == spec["alpha"]) & (table["vocabulary"] == table["vocabulary"].min())
-                 & (table["sweep"] == "n") & (table["estimator"] == "seen")]
+    rows = _seen_n_sweep_small_vocabulary(frames, spec)
     return rows[rows["n"] == rows["n"].max()]["error"].to_numpy()
 
 
 def _largest_stored_error_small_vocabulary(frames: Frames, spec: dict) -> np.ndarray:
     """Per draw: the largest error of q = 1{seen} on the tokens it stored (stored_error), over the n sweep, on the
     smallest vocabulary at the n sweep's d: Theorem ②'s memory term itself, apart from the unseen tokens' n-term."""
-    table = frames["zipf"]
-    rows = table[(table["alpha"] == spec["alpha"]) & (table["vocabulary"] == table["vocabulary"].min())
-                 & (table["sweep"] == "n") & (table["estimator"] == "seen")]
-    return rows.groupby("seed")["stored_error"].max().to_numpy()
+    return _seen_n_sweep_small_vocabulary(frames, spec).groupby("seed")["stored_error"].max().to_numpy()
 
 
 ZIPF_CLAIM_ALPHAS = {"15": 1.5, "20": 2.0}  # claim-id suffix → the α it is measured at

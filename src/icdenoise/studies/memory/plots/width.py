@@ -14,7 +14,7 @@ MEMORY_STYLE = {"low_rank": {"color": "#1f77b4", "marker": "o", "label": "low ra
 
 def render(tables):
     widths, fits = tables["width"], tables["capacity_fit"]
-    figure, axes = start_figure(1, 1, figsize=(5.6, 4.2), layout="constrained", squeeze=False)
+    figure, axes = start_figure(1, 1, figsize=(5.6, 5.0), layout="constrained", squeeze=False)
     ax = axes[0][0]
     for memory, rows in widths.groupby("memory", sort=False):
         style = MEMORY_STYLE[memory]
@@ -33,6 +33,6 @@ def render(tables):
     ax.set_yscale("log")
     ax.set_xlabel("parameters m·d")
     ax.set_ylabel("capacity N (accuracy ≥ threshold)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     ax.set_title("Capacity against the number of parameters; points: one per (d, m, seed)")
     return figure
