@@ -172,8 +172,14 @@ def _not_specific_to_beta(frames: Frames, spec: dict) -> str | None:
 
 
 def _clusters_by_seed_and_beta(frames: Frames, spec: dict) -> pd.Series:
-    """(seed, β) → the massive clusters (spec: cluster_gap, mass_floor) of the replicate flows' particles at L*."""
-    return _clusters_by(frames["flow_replicates"], ["seed", "beta"], spec)
+    """(seed, β) → the massive clusters (spec: cluster_gap, mass_floor) of the replicate flows' particles at L*,
+    for the claim's own replicate seeds (spec['seeds']) only: each claim over seeds reads its own draws, so that
+    a confirmatory twin on fresh seeds and the claim it confirms share no draw."""
+    table = frames["flow_replicates"]
+    missing = sorted(set(spec["seeds"]) - set(table["seed"]))
+    if missing:
+        raise ValueError(f"flow_replicates holds no flow from seeds {missing} (holds {sorted(set(table['seed']))})")
+    return _clusters_by(table[table["seed"].isin(spec["seeds"])], ["seed", "beta"], spec)
 
 
 def _clusters_over_seeds(frames: Frames, spec: dict) -> np.ndarray:
@@ -247,6 +253,16 @@ def _cross_bandwidth_at_grid_edge(frames: Frames, spec: dict) -> str | None:
     return None
 
 
+_CLUSTERS_OVER_SEEDS = Claim("particle-flow figure", "With β = 20 the particles collapse prematurely into spurious clusters at "
+                             "finite N (ours: per replicate seed, the clusters holding at least mass_floor of the particles at L*, "
+                             "true prior: 2; the mean over seeds)",
+                             _clusters_over_seeds, rules={"smaller_beta": _not_specific_to_beta_over_seeds})
+
+# The claims over the replicate flows: each reads the seeds its block lists (`seeds`), all of them in
+# alltoken.particle_flow.replicate_seeds; a twin's seeds share none with those of the claim it confirms.
+REPLICATE_SEED_CLAIMS = {"flow_beta20_premature_clusters_over_seeds": None,
+                         "flow_beta20_premature_clusters_confirmatory": "flow_beta20_premature_clusters_over_seeds"}
+
 CLAIMS: dict[str, Claim] = {
     "fig4a_stage1_only_bar": Claim("Fig. 4(a) chart", "Stage 1 alone performs poorly at MSE/σ² = 1.76 (N = 8000, β = 20, L = 200)", _stage1_bar),
     "fig4a_within_70pc_of_bayes": Claim("Fig. 4(a) text", "At N = 8000 the two-stage estimator reaches within 70% of Bayes-optimal "
@@ -281,10 +297,8 @@ CLAIMS: dict[str, Claim] = {
     "flow_beta20_premature_clusters": Claim("particle-flow figure", "With β = 20 the particles collapse prematurely into spurious clusters at "
                                             "finite N (ours: clusters holding at least mass_floor of the particles at L*, true prior: 2)",
                                             _clusters_at_theory_depth, rules={"smaller_beta": _not_specific_to_beta}),
-    "flow_beta20_premature_clusters_over_seeds": Claim("particle-flow figure", "With β = 20 the particles collapse prematurely into "
-                                                       "spurious clusters at finite N (ours: per replicate seed, the clusters holding "
-                                                       "at least mass_floor of the particles at L*, true prior: 2; the mean over seeds)",
-                                                       _clusters_over_seeds, rules={"smaller_beta": _not_specific_to_beta_over_seeds}),
+    "flow_beta20_premature_clusters_over_seeds": _CLUSTERS_OVER_SEEDS,
+    "flow_beta20_premature_clusters_confirmatory": _CLUSTERS_OVER_SEEDS,  # the same claim on its own fresh seeds
     "gaussian_converges_at_t_beta": Claim("Theorem 5.1", "For a Gaussian prior Γ converges to Σ₀ at T = T_β as β → ∞ (ours: the "
                                           "log–log slope over β of the largest |λ/λ₀ − 1| at T_β)", _convergence_trend,
                                           rules={"single_beta": _one_beta}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from icdenoise.pipeline.registry import Run
 from icdenoise.records.claims import reference_problems
-from icdenoise.studies.alltoken.claims import CLAIMS
+from icdenoise.studies.alltoken.claims import CLAIMS, REPLICATE_SEED_CLAIMS
 
 
 def runs(config: dict) -> set[Run]:
@@ -57,4 +57,30 @@ def problems(config: dict) -> list[str]:
     claim = claims.get("flow_beta20_premature_clusters")
     if claim and claim.get("beta") not in study["particle_flow"]["betas"]:
         problems.append(f"alltoken.claims.flow_beta20_premature_clusters.beta: {claim.get('beta')} is not in alltoken.particle_flow.betas")
+    problems += replicate_seed_problems(claims, study["particle_flow"]["replicate_seeds"])
     return problems + reference_problems(CLAIMS, claims, study, "alltoken.claims")
+
+
+def replicate_seed_problems(claims: dict, replicate_seeds: list[int]) -> list[str]:
+    """Each claim over the replicate flows lists its own seeds (`seeds`), all among
+    alltoken.particle_flow.replicate_seeds, and a confirmatory twin's share none with the claim it confirms;
+    no other claim has `seeds`."""
+    problems = []
+    for claim_id, spec in claims.items():
+        if claim_id not in REPLICATE_SEED_CLAIMS:
+            if "seeds" in spec:
+                problems.append(f"alltoken.claims.{claim_id}.seeds: the claim reads no replicate flows (allowed only on "
+                                f"{', '.join(REPLICATE_SEED_CLAIMS)})")
+            continue
+        if "seeds" not in spec:
+            problems.append(f"alltoken.claims.{claim_id}.seeds: missing (the claim reads the replicate flows of the seeds it lists)")
+            continue
+        absent = sorted(set(spec["seeds"]) - set(replicate_seeds))
+        if absent:
+            problems.append(f"alltoken.claims.{claim_id}.seeds: {absent} are not in alltoken.particle_flow.replicate_seeds")
+        original = REPLICATE_SEED_CLAIMS[claim_id]
+        shared = sorted(set(spec["seeds"]) & set(claims.get(original, {}).get("seeds", [])))
+        if shared:
+            problems.append(f"alltoken.claims.{claim_id}.seeds: {shared} are also seeds of {original}, the claim it confirms "
+                            "(allowed: fresh seeds only)")
+    return problems
