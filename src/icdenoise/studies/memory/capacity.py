@@ -125,11 +125,11 @@ def search(draw: ReplicatedMemory, memory_kind: str, block: dict, start: int) ->
                            start, block["max_pairs"], block["precision"])
 
 
-def capacity_table(block: dict, map_name: str) -> pd.DataFrame:
+def capacity_table(block: dict, map_name: str, noisy: bool = True) -> pd.DataFrame:
     """One row per (memory, d, seed): the capacity of the Hebbian memory and the one-step memory (and, for
-    the injective map, the one-step memory on noisy inputs) with `map_name`, and the N evaluated."""
+    the injective map when `noisy`, the one-step memory on noisy inputs) with `map_name`, and the N evaluated."""
     rows = []
-    kinds = ["hebbian", "gradient_step"] + (["gradient_step_noisy"] if map_name == "injective" else [])
+    kinds = ["hebbian", "gradient_step"] + (["gradient_step_noisy"] if noisy and map_name == "injective" else [])
     for d in block["ds"]:
         for seed in block["seeds"]:
             draw = ReplicatedMemory(map_name, d, seed, block["few_outputs"], block["positions"])

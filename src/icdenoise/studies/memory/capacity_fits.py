@@ -11,14 +11,17 @@ from icdenoise.maths.fits import loglog_slope, loglog_slope_where_defined
 SLIDES_SLOPE = {"injective": 2.0, "binary": 1.0, "few": 1.0}
 
 
-def fit_table(capacities: pd.DataFrame, widths: pd.DataFrame) -> pd.DataFrame:
+def fit_table(capacities: pd.DataFrame, widths: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per fitted exponent. `capacities`: rows (map, memory, d, seed, capacity); `widths`: rows
-    (memory, map, d, m, params_md, seed, capacity) of the low-rank and MLP memories. A capacity of 0
-    (even one pair failed) cannot enter a log-log fit and raises."""
+    (memory, map, d, m, params_md, seed, capacity) of the low-rank and MLP memories, or None (the confirmatory
+    twins' search fits capacity against d only). A capacity of 0 (even one pair failed) cannot enter a log-log
+    fit and raises."""
     rows = []
     for (map_name, memory), group in capacities.groupby(["map", "memory"], sort=False):
         rows.append({"map": map_name, "memory": memory, "against": "d", "slides_slope": SLIDES_SLOPE[map_name],
                      "x_min": group["d"].min(), "x_max": group["d"].max(), **loglog_slope(group["d"], group["capacity"])})
+    if widths is None:
+        return pd.DataFrame(rows)
     for (map_name, memory), group in widths.groupby(["map", "memory"], sort=False):
         rows.append({"map": map_name, "memory": memory, "against": "m·d", "slides_slope": 1.0,
                      "x_min": group["params_md"].min(), "x_max": group["params_md"].max(),

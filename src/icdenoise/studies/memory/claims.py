@@ -1,6 +1,7 @@
 """The checkable statements of the associative-memory slides (Bietti 2025, "Associative Memories as a Building Block in Transformers"):
 where each is stated, what it says and how our value is measured from the study's tables. Frames:
-capacity (bisected capacities per map, memory, d and seed), capacity_fit (fitted exponents), variance
+capacity (bisected capacities per map, memory, d and seed), capacity_fit (fitted exponents), capacity_confirmatory and
+capacity_confirmatory_fit (the same on the confirmatory twins' fresh seeds), variance
 (the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d),
 induction / induction_order (the induction-head runs), factual / factual_needed / factual_dynamics (factual
 recall), planted / planted_boundary (the planted-token threshold), population_order / population_steps (three population
@@ -8,6 +9,8 @@ steps) and noisy_logits (slide 23's one-step logits on noisy inputs). Each claim
 `memory.claims`, written before the result was seen (docs/memory.md)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -17,15 +20,16 @@ from icdenoise.records.claims import LEVEL, Claim, Frames, Measurement
 from icdenoise.studies.memory.planted_boundary import MIN_LENGTHS, boundary_slope, slope_above_floor
 
 
-def fitted_slope(memory: str, against: str, map_name: str | None = None):
-    """The measure: one fitted exponent of capacity_fit."""
+def fitted_slope(memory: str, against: str, map_name: str | None = None, table: str = "capacity_fit"):
+    """The measure: one fitted exponent of `table` (capacity_fit, or capacity_confirmatory_fit: the search on the
+    confirmatory twins' fresh seeds)."""
     def measure(frames: Frames, spec: dict) -> np.ndarray:
-        fits = frames["capacity_fit"]
+        fits = frames[table]
         rows = fits[(fits["memory"] == memory) & (fits["against"] == against)]
         if map_name is not None:
             rows = rows[rows["map"] == map_name]
         if len(rows) != 1:
-            raise ValueError(f"capacity_fit holds {len(rows)} rows for memory {memory!r}, map {map_name!r}, against {against!r}")
+            raise ValueError(f"{table} holds {len(rows)} rows for memory {memory!r}, map {map_name!r}, against {against!r}")
         return _fit(rows)
     return measure
 
@@ -36,8 +40,8 @@ def _fit(rows: pd.DataFrame) -> Measurement:
                        "95% confidence interval of the least-squares slope")
 
 
-def _capacity_ratio(frames: Frames, numerator: str, denominator: str) -> pd.Series:
-    table = frames["capacity"].pivot_table(index=["map", "d", "seed"], columns="memory", values="capacity")
+def _capacity_ratio(frames: Frames, numerator: str, denominator: str, capacities: str = "capacity") -> pd.Series:
+    table = frames[capacities].pivot_table(index=["map", "d", "seed"], columns="memory", values="capacity")
     return (table[numerator] / table[denominator]).dropna()
 
 
@@ -53,9 +57,12 @@ def per_d_slopes(memory: str):
     return measure
 
 
-def _gradient_over_hebbian(frames: Frames, spec: dict) -> np.ndarray:
-    """Per (map, d, seed): the one-step memory's capacity over the Hebbian one's."""
-    return _capacity_ratio(frames, "gradient_step", "hebbian").to_numpy()
+def gradient_over_hebbian(capacities: str = "capacity"):
+    """The measure: per (map, d, seed) of the table `capacities` (capacity, or capacity_confirmatory: the search on
+    the confirmatory twins' fresh seeds), the one-step memory's capacity over the Hebbian one's."""
+    def measure(frames: Frames, spec: dict) -> np.ndarray:
+        return _capacity_ratio(frames, "gradient_step", "hebbian", capacities).to_numpy()
+    return measure
 
 
 def _noisy_over_clean_at_largest_d(frames: Frames, spec: dict) -> np.ndarray:
@@ -470,7 +477,7 @@ CLAIMS: dict[str, Claim] = {
                                     fitted_slope("hebbian", "d", "few")),
     "gradient_step_equals_hebbian": Claim("slide 8", "one gradient step from W = 0 is a memory with near-perfect recall, as the "
                                           "Hebbian one (ours: its capacity over the Hebbian capacity, per map, d and seed)",
-                                          _gradient_over_hebbian),
+                                          gradient_over_hebbian()),
     "noisy_step_capacity_rate": Claim("slide 23", "one gradient step still recalls from x = e_y + p_t (ours: fitted slope of its "
                                       "capacity on log d)", fitted_slope("gradient_step_noisy", "d", "injective")),
     "noisy_step_capacity_ratio": Claim("slide 23", "u_kᵀ W₁ (e_y + p_t) ≈ (η/N) 1{y = k}: noisy inputs are recalled as clean ones "
@@ -554,3 +561,11 @@ CLAIMS: dict[str, Claim] = {
                                                      rules={"too_few_above_floor": _too_few_above_floor,
                                                             "off_grid": _regime_off_grid}),
 }
+
+# The confirmatory twins of the capacity claims marked exploratory: each is its original, measured on the capacity
+# search on fresh seeds (memory.capacity_confirmatory; docs/claims.md).
+CAPACITY_TWINS = {"binary_capacity_d_confirmatory": ("binary_capacity_d", fitted_slope("hebbian", "d", "binary", "capacity_confirmatory_fit")),
+                  "few_outputs_capacity_d_confirmatory": ("few_outputs_capacity_d",
+                                                          fitted_slope("hebbian", "d", "few", "capacity_confirmatory_fit")),
+                  "gradient_step_equals_hebbian_confirmatory": ("gradient_step_equals_hebbian", gradient_over_hebbian("capacity_confirmatory"))}
+CLAIMS.update({twin: replace(CLAIMS[original], measure=measure) for twin, (original, measure) in CAPACITY_TWINS.items()})

@@ -19,6 +19,10 @@ def problems(config: dict) -> list[str]:
     if missing:
         problems.append(f"memory.capacity.curve_span: no span for {', '.join(sorted(missing))} (allowed: one per map in memory.capacity.maps)")
     low_rank = study["low_rank"]
+    shared = sorted(set(study["capacity_confirmatory"]["seeds"]) & (set(capacity["seeds"]) | set(low_rank["seeds"])))
+    if shared:
+        problems.append(f"memory.capacity_confirmatory.seeds: {shared} are also seeds of memory.capacity.seeds or memory.low_rank.seeds "
+                        "(allowed: fresh seeds only; the low-rank search draws the same embeddings)")
     too_wide = [width for width in low_rank["widths"] if width > min(low_rank["ds"])]
     if too_wide:
         problems.append(f"memory.low_rank.widths: {too_wide} exceed the smallest d = {min(low_rank['ds'])} (allowed: m ≤ d, "

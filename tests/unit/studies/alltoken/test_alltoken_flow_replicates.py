@@ -77,3 +77,17 @@ def test_each_claim_over_seeds_reads_only_its_own_seeds():
 def test_a_claim_over_seeds_refuses_a_table_without_its_seeds():
     with pytest.raises(ValueError, match=r"no flow from seeds \[7\]"):
         CLAIMS["flow_beta20_premature_clusters_over_seeds"].measure({"flow_replicates": _flows({20.0: [3, 3]})}, {**SPEC, "seeds": [0, 7]})
+
+
+def test_the_configs_twin_reads_fresh_seeds_and_the_original_its_own(repo):
+    from icdenoise.pipeline.config import load_yaml
+
+    study = load_yaml(repo / "config" / "config.yaml")["alltoken"]
+    original = study["claims"]["flow_beta20_premature_clusters_over_seeds"]
+    twin = study["claims"]["flow_beta20_premature_clusters_confirmatory"]
+    assert original["seeds"] == list(range(1000, 1020)) and twin["seeds"] == list(range(2000, 2020))
+    assert set(original["seeds"] + twin["seeds"]) == set(study["particle_flow"]["replicate_seeds"])
+    assert "exploratory" not in twin and original["exploratory"]
+    assert {key: value for key, value in twin.items() if key not in ("seeds", "tolerance_reason")} == \
+           {key: value for key, value in original.items() if key not in ("seeds", "tolerance_reason", "exploratory")}
+    assert CLAIMS["flow_beta20_premature_clusters_confirmatory"] is CLAIMS["flow_beta20_premature_clusters_over_seeds"]

@@ -33,6 +33,26 @@ job_rule(
 )
 
 job_rule(
+    "bisect_memory_capacity_confirmatory",
+    "The capacity search of bisect_memory_capacity for one map on fresh seeds (memory.capacity_confirmatory), Hebbian and one-step memories: the confirmatory twins' draws.",
+    "scripts/bisect_memory_capacity_confirmatory.py",
+    "<results>/memory/capacity_confirmatory/{memory_map}.parquet",
+    params=dict(block=canonical({**MEMORY["capacity"], "seeds": MEMORY["capacity_confirmatory"]["seeds"]})),
+)
+
+job_rule(
+    "fit_memory_capacity_confirmatory",
+    "The confirmatory twins' capacities in one table, and their fitted exponents against d with 95% CIs.",
+    "scripts/fit_memory_capacity_confirmatory.py",
+    dict(
+        fits="<results>/memory/capacity_confirmatory_fit.parquet",
+        capacity="<results>/memory/capacity_confirmatory.parquet",
+    ),
+    input=dict(capacity=expand(rules.bisect_memory_capacity_confirmatory.output[0], memory_map=MEMORY["capacity"]["maps"])),
+    local=True,
+)
+
+job_rule(
     "measure_memory_curves",
     "Slide 9: the Hebbian memory's recall accuracy on a grid of N, for one map, per d and seed.",
     "scripts/measure_memory_curves.py",
@@ -348,6 +368,8 @@ ledger_rule(
     dict(
         capacity=CAPACITY.capacity,
         capacity_fit=CAPACITY.fits,
+        capacity_confirmatory=rules.fit_memory_capacity_confirmatory.output.capacity,
+        capacity_confirmatory_fit=rules.fit_memory_capacity_confirmatory.output.fits,
         variance=rules.simulate_memory_variance.output[0],
         zipf_fit=rules.fit_memory_zipf.output.fits,
         zipf=rules.fit_memory_zipf.output.errors,
