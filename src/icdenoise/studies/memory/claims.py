@@ -1,7 +1,8 @@
 """The checkable statements of the associative-memory slides (Bietti 2025, "Associative Memories as a Building Block in Transformers"):
 where each is stated, what it says and how our value is measured from the study's tables. Frames:
 capacity (bisected capacities per map, memory, d and seed), capacity_fit (fitted exponents), capacity_confirmatory and
-capacity_confirmatory_fit (the same on the confirmatory twins' fresh seeds), variance
+capacity_confirmatory_fit (the same on the confirmatory twins' fresh seeds), zipf_confirmatory and
+zipf_confirmatory_fit (the Zipf tables of the twins' fresh draws), variance
 (the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d),
 induction / induction_order (the induction-head runs), factual / factual_needed / factual_dynamics (factual
 recall), planted / planted_boundary (the planted-token threshold), population_order / population_steps (three population
@@ -569,3 +570,23 @@ CAPACITY_TWINS = {"binary_capacity_d_confirmatory": ("binary_capacity_d", fitted
                                                           fitted_slope("hebbian", "d", "few", "capacity_confirmatory_fit")),
                   "gradient_step_equals_hebbian_confirmatory": ("gradient_step_equals_hebbian", gradient_over_hebbian("capacity_confirmatory"))}
 CLAIMS.update({twin: replace(CLAIMS[original], measure=measure) for twin, (original, measure) in CAPACITY_TWINS.items()})
+
+
+def on_tables(measure, tables: dict[str, str]):
+    """The measure (or inconclusive rule) reading each frame `tables[name]` in place of `name` (never `name` itself:
+    without its fresh table, it finds neither)."""
+    def on_fresh(frames: Frames, spec: dict):
+        kept = {name: frame for name, frame in frames.items() if name not in tables}
+        return measure({**kept, **{name: frames[fresh] for name, fresh in tables.items() if fresh in frames}}, spec)
+    return on_fresh
+
+
+# The confirmatory twins of the Zipf d-exponent claims marked exploratory: each is its original, measure and rules
+# unchanged, reading the Zipf tables of fresh draws (memory.zipf_confirmatory; docs/claims.md).
+ZIPF_TWIN_TABLES = {"zipf": "zipf_confirmatory", "zipf_fit": "zipf_confirmatory_fit"}
+ZIPF_TWINS = {f"{original}_confirmatory": original for original in (
+    "zipf_counts_d_exponent_a15", "zipf_counts_d_exponent_a20", "zipf_threshold_d_exponent_a15", "zipf_threshold_d_exponent_a20",
+    "zipf_optimum_d_exponent_a20", "zipf_optimum_best_k_exponent_a15", "zipf_optimum_best_k_exponent_a20")}
+CLAIMS.update({twin: replace(CLAIMS[original], measure=on_tables(CLAIMS[original].measure, ZIPF_TWIN_TABLES),
+                             rules={name: on_tables(rule, ZIPF_TWIN_TABLES) for name, rule in CLAIMS[original].rules.items()})
+               for twin, original in ZIPF_TWINS.items()})

@@ -42,8 +42,11 @@ def problems(config: dict) -> list[str]:
                 problems.append(f"memory.variance.stored: N = {stored} is not a multiple of M = {outputs} "
                                 "(allowed: multiples of every map's M, so that the maps are balanced)")
     problems += [f"memory.zipf: {problem}" for problem in zipf_problems(study["zipf"])]
+    shared = sorted(set(study["zipf_confirmatory"]["seeds"]) & set(study["zipf"]["seeds"]))
+    if shared:
+        problems.append(f"memory.zipf_confirmatory.seeds: {shared} are also draws of memory.zipf.seeds (allowed: fresh draws only)")
     for claim_id in study["claims"]:
-        suffix = claim_id.rsplit("_a", 1)[-1]
+        suffix = claim_id.removesuffix("_confirmatory").rsplit("_a", 1)[-1]
         if claim_id.startswith("zipf_") and ZIPF_CLAIM_ALPHAS[suffix] not in study["zipf"]["alphas"]:
             problems.append(f"memory.claims.{claim_id}: measured at α = {ZIPF_CLAIM_ALPHAS[suffix]:g}, which is not in memory.zipf.alphas "
                             f"{study['zipf']['alphas']}")

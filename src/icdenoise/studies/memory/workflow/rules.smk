@@ -131,6 +131,24 @@ job_rule(
 )
 
 job_rule(
+    "evaluate_memory_zipf_confirmatory",
+    "The Zipf evaluation of evaluate_memory_zipf for one α on fresh draws (memory.zipf_confirmatory): the confirmatory twins' draws.",
+    "scripts/evaluate_memory_zipf.py",
+    "<results>/memory/zipf_confirmatory/alpha{alpha}.parquet",
+    params=dict(block=canonical({**MEMORY["zipf"], "seeds": MEMORY["zipf_confirmatory"]["seeds"]})),
+)
+
+job_rule(
+    "fit_memory_zipf_confirmatory",
+    "The confirmatory twins' Zipf errors in one table and their fitted exponents, as fit_memory_zipf.",
+    "scripts/fit_memory_zipf.py",
+    dict(fits="<results>/memory/zipf_confirmatory_fit.parquet", errors="<results>/memory/zipf_confirmatory.parquet"),
+    input=dict(tables=expand(rules.evaluate_memory_zipf_confirmatory.output[0], alpha=MEMORY_ALPHAS)),
+    params=dict(block=canonical({**MEMORY["zipf"], "seeds": MEMORY["zipf_confirmatory"]["seeds"]})),
+    local=True,
+)
+
+job_rule(
     "train_memory_induction",
     "Slides 15-21: one attention-only model on the bigram task with triggers, trained from one seed with one optimiser.",
     "scripts/train_memory_induction.py",
@@ -373,6 +391,8 @@ ledger_rule(
         variance=rules.simulate_memory_variance.output[0],
         zipf_fit=rules.fit_memory_zipf.output.fits,
         zipf=rules.fit_memory_zipf.output.errors,
+        zipf_confirmatory=rules.fit_memory_zipf_confirmatory.output.errors,
+        zipf_confirmatory_fit=rules.fit_memory_zipf_confirmatory.output.fits,
         induction=rules.summarise_memory_induction.output.curves,
         induction_order=rules.summarise_memory_induction.output.order,
         factual=rules.summarise_memory_factual.output.grid,
