@@ -21,16 +21,15 @@ from icdenoise.records.claims import LEVEL, Claim, Frames, Measurement
 from icdenoise.studies.memory.planted_boundary import MIN_LENGTHS, boundary_slope, slope_above_floor
 
 
-def fitted_slope(memory: str, against: str, map_name: str | None = None, table: str = "capacity_fit"):
-    """The measure: one fitted exponent of `table` (capacity_fit, or capacity_confirmatory_fit: the search on the
-    confirmatory twins' fresh seeds)."""
+def fitted_slope(memory: str, against: str, map_name: str | None = None):
+    """The measure: one fitted exponent of capacity_fit."""
     def measure(frames: Frames, spec: dict) -> np.ndarray:
-        fits = frames[table]
+        fits = frames["capacity_fit"]
         rows = fits[(fits["memory"] == memory) & (fits["against"] == against)]
         if map_name is not None:
             rows = rows[rows["map"] == map_name]
         if len(rows) != 1:
-            raise ValueError(f"{table} holds {len(rows)} rows for memory {memory!r}, map {map_name!r}, against {against!r}")
+            raise ValueError(f"capacity_fit holds {len(rows)} rows for memory {memory!r}, map {map_name!r}, against {against!r}")
         return _fit(rows)
     return measure
 
@@ -41,8 +40,8 @@ def _fit(rows: pd.DataFrame) -> Measurement:
                        "95% confidence interval of the least-squares slope")
 
 
-def _capacity_ratio(frames: Frames, numerator: str, denominator: str, capacities: str = "capacity") -> pd.Series:
-    table = frames[capacities].pivot_table(index=["map", "d", "seed"], columns="memory", values="capacity")
+def _capacity_ratio(frames: Frames, numerator: str, denominator: str) -> pd.Series:
+    table = frames["capacity"].pivot_table(index=["map", "d", "seed"], columns="memory", values="capacity")
     return (table[numerator] / table[denominator]).dropna()
 
 
@@ -58,12 +57,9 @@ def per_d_slopes(memory: str):
     return measure
 
 
-def gradient_over_hebbian(capacities: str = "capacity"):
-    """The measure: per (map, d, seed) of the table `capacities` (capacity, or capacity_confirmatory: the search on
-    the confirmatory twins' fresh seeds), the one-step memory's capacity over the Hebbian one's."""
-    def measure(frames: Frames, spec: dict) -> np.ndarray:
-        return _capacity_ratio(frames, "gradient_step", "hebbian", capacities).to_numpy()
-    return measure
+def _gradient_over_hebbian(frames: Frames, spec: dict) -> np.ndarray:
+    """Per (map, d, seed): the one-step memory's capacity over the Hebbian one's."""
+    return _capacity_ratio(frames, "gradient_step", "hebbian").to_numpy()
 
 
 def _noisy_over_clean_at_largest_d(frames: Frames, spec: dict) -> np.ndarray:
@@ -478,7 +474,7 @@ CLAIMS: dict[str, Claim] = {
                                     fitted_slope("hebbian", "d", "few")),
     "gradient_step_equals_hebbian": Claim("slide 8", "one gradient step from W = 0 is a memory with near-perfect recall, as the "
                                           "Hebbian one (ours: its capacity over the Hebbian capacity, per map, d and seed)",
-                                          gradient_over_hebbian()),
+                                          _gradient_over_hebbian),
     "noisy_step_capacity_rate": Claim("slide 23", "one gradient step still recalls from x = e_y + p_t (ours: fitted slope of its "
                                       "capacity on log d)", fitted_slope("gradient_step_noisy", "d", "injective")),
     "noisy_step_capacity_ratio": Claim("slide 23", "u_kᵀ W₁ (e_y + p_t) ≈ (η/N) 1{y = k}: noisy inputs are recalled as clean ones "
@@ -563,15 +559,6 @@ CLAIMS: dict[str, Claim] = {
                                                             "off_grid": _regime_off_grid}),
 }
 
-# The confirmatory twins of the capacity claims marked exploratory: each is its original, measured on the capacity
-# search on fresh seeds (memory.capacity_confirmatory; docs/claims.md).
-CAPACITY_TWINS = {"binary_capacity_d_confirmatory": ("binary_capacity_d", fitted_slope("hebbian", "d", "binary", "capacity_confirmatory_fit")),
-                  "few_outputs_capacity_d_confirmatory": ("few_outputs_capacity_d",
-                                                          fitted_slope("hebbian", "d", "few", "capacity_confirmatory_fit")),
-                  "gradient_step_equals_hebbian_confirmatory": ("gradient_step_equals_hebbian", gradient_over_hebbian("capacity_confirmatory"))}
-CLAIMS.update({twin: replace(CLAIMS[original], measure=measure) for twin, (original, measure) in CAPACITY_TWINS.items()})
-
-
 def on_tables(measure, tables: dict[str, str]):
     """The measure (or inconclusive rule) reading each frame `tables[name]` in place of `name` (never `name` itself:
     without its fresh table, it finds neither)."""
@@ -581,12 +568,22 @@ def on_tables(measure, tables: dict[str, str]):
     return on_fresh
 
 
-# The confirmatory twins of the Zipf d-exponent claims marked exploratory: each is its original, measure and rules
-# unchanged, reading the Zipf tables of fresh draws (memory.zipf_confirmatory; docs/claims.md).
+def twin(original: str, tables: dict[str, str]) -> Claim:
+    """The confirmatory twin of `original`: its statement, measure and rules, reading the tables of fresh seeds or
+    draws (`tables`: each table the original reads → the fresh one)."""
+    claim = CLAIMS[original]
+    return replace(claim, measure=on_tables(claim.measure, tables),
+                   rules={name: on_tables(rule, tables) for name, rule in claim.rules.items()})
+
+
+# The confirmatory twins of the claims marked exploratory (docs/claims.md): the capacity claims on the capacity search
+# on fresh seeds (memory.capacity_confirmatory), the Zipf d-exponent claims on fresh Zipf draws (memory.zipf_confirmatory).
+CAPACITY_TWIN_TABLES = {"capacity": "capacity_confirmatory", "capacity_fit": "capacity_confirmatory_fit"}
+CAPACITY_TWINS = {f"{original}_confirmatory": original
+                  for original in ("binary_capacity_d", "few_outputs_capacity_d", "gradient_step_equals_hebbian")}
 ZIPF_TWIN_TABLES = {"zipf": "zipf_confirmatory", "zipf_fit": "zipf_confirmatory_fit"}
 ZIPF_TWINS = {f"{original}_confirmatory": original for original in (
     "zipf_counts_d_exponent_a15", "zipf_counts_d_exponent_a20", "zipf_threshold_d_exponent_a15", "zipf_threshold_d_exponent_a20",
     "zipf_optimum_d_exponent_a20", "zipf_optimum_best_k_exponent_a15", "zipf_optimum_best_k_exponent_a20")}
-CLAIMS.update({twin: replace(CLAIMS[original], measure=on_tables(CLAIMS[original].measure, ZIPF_TWIN_TABLES),
-                             rules={name: on_tables(rule, ZIPF_TWIN_TABLES) for name, rule in CLAIMS[original].rules.items()})
-               for twin, original in ZIPF_TWINS.items()})
+CLAIMS.update({**{name: twin(original, CAPACITY_TWIN_TABLES) for name, original in CAPACITY_TWINS.items()},
+               **{name: twin(original, ZIPF_TWIN_TABLES) for name, original in ZIPF_TWINS.items()}})

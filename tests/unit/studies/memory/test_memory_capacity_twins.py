@@ -4,6 +4,7 @@ original still reads only the first search's tables (capacity, capacity_fit)."""
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from icdenoise.records.claims import ledger
 from icdenoise.studies.memory.capacity_fits import fit_table
@@ -26,7 +27,7 @@ def _capacities(seeds: list[int], slope: float, gradient_over_hebbian: float) ->
 
 def _specs(tolerance: dict[str, float]) -> dict[str, dict]:
     specs = {}
-    for twin, (original, _) in CAPACITY_TWINS.items():
+    for twin, original in CAPACITY_TWINS.items():
         spec = {"paper_value": 1.0, "comparison": "within_absolute", "tolerance": tolerance[original], "tolerance_reason": "as the config's",
                 "inconclusive": ["interval"]}
         specs[original], specs[twin] = spec, spec
@@ -39,13 +40,13 @@ def test_each_twin_reads_the_fresh_search_and_each_original_the_first():
               "capacity_confirmatory_fit": fit_table(fresh)}
     specs = _specs({"binary_capacity_d": 0.2, "few_outputs_capacity_d": 0.3, "gradient_step_equals_hebbian": 0.1})
     table = ledger(CLAIMS, frames, specs).set_index("claim")
-    for twin, (original, _) in CAPACITY_TWINS.items():
+    for twin, original in CAPACITY_TWINS.items():
         assert table.loc[original, "verdict"] == "PASS" and table.loc[twin, "verdict"] == "FAIL", (original, twin)
         assert table.loc[twin, "statement"] == table.loc[original, "statement"]
         assert CLAIMS[twin].rules == CLAIMS[original].rules and CLAIMS[twin].location == CLAIMS[original].location
     assert np.isclose(table.loc["binary_capacity_d", "ours_mean"], 1.0) and np.isclose(table.loc["binary_capacity_d_confirmatory", "ours_mean"], 0.5)
     # the originals' values are those of the first search alone, with or without the fresh tables beside it
-    alone = ledger({original: CLAIMS[original] for original, _ in CAPACITY_TWINS.values()},
+    alone = ledger({original: CLAIMS[original] for original in CAPACITY_TWINS.values()},
                    {"capacity": first, "capacity_fit": fit_table(first)}, specs).set_index("claim")
     for original in alone.index:
         assert alone.loc[original, "ours_mean"] == table.loc[original, "ours_mean"]
@@ -67,7 +68,7 @@ def test_the_twins_count_as_confirmatory_and_their_originals_as_exploratory(repo
 
     config = load_yaml(repo / "config" / "config.yaml")["memory"]
     specs = {}
-    for twin, (original, _) in CAPACITY_TWINS.items():
+    for twin, original in CAPACITY_TWINS.items():
         block, first = config["claims"][twin], config["claims"][original]
         assert "exploratory" not in block and first["exploratory"]
         assert f"confirmatory twin of {original}" in block["tolerance_reason"]
@@ -82,3 +83,9 @@ def test_the_twins_count_as_confirmatory_and_their_originals_as_exploratory(repo
     text = headline(table)
     assert "Registered, confirmatory: 3 pass, 0 fail, 0 inconclusive." in text
     assert "Registered, exploratory (a deciding setting chosen after a result): 3 pass, 0 fail, 0 inconclusive." in text
+
+
+def test_a_capacity_twin_never_falls_back_on_the_first_search():
+    first = _capacities([0, 1, 2], 1.0, 1.0)
+    with pytest.raises(KeyError, match="capacity"):
+        CLAIMS["gradient_step_equals_hebbian_confirmatory"].measure({"capacity": first, "capacity_fit": fit_table(first)}, {})
