@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -91,28 +92,42 @@ def configfiles_of(command: str) -> list[str]:
     return files
 
 
+def rules_and_outputs(repo: Path, folder: Path, configs: set[tuple[str, ...]]) -> dict[tuple[str, ...], set[str]]:
+    """configfiles → the rules and the outputs of the plan of `all` with them (`snakemake -n all` and
+    `snakemake --list-rules`). Each config's two calls run in a copy of the workflow of its own, the
+    configs side by side, as many at a time as the machine has cores: only parsing and planning, so no
+    warm start (ICDENOISE_WARMSTART=0) imports the jobs' libraries beside them."""
+    environment = {**os.environ, "ICDENOISE_WARMSTART": "0"}
+
+    def plan(numbered: tuple[int, tuple[str, ...]]) -> set[str]:
+        number, configfiles = numbered
+        workdir = copy_workflow(repo, folder / f"workflow{number}")
+        planned = snakemake(workdir, "-n", "all", configfile=list(configfiles), env=environment)
+        assert planned.returncode == 0, planned.stderr[-3000:]
+        listed = subprocess.run([SNAKEMAKE, "--list-rules", "--configfile", *configfiles], cwd=workdir, capture_output=True,
+                                text=True, timeout=300, env=environment)
+        assert listed.returncode == 0, listed.stderr[-3000:]
+        return {path for _, paths in planned_jobs(planned) for path in paths} | set(listed.stdout.split())
+
+    ordered = sorted(configs)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return dict(zip(ordered, pool.map(plan, enumerate(ordered))))
+
+
 def test_every_target_the_docs_quote_is_a_rule_or_a_planned_output(repo, tmp_path):
     """Against the plan of `all` with the command's own config files where the repository has them (a smoke
     target is under runs/smoke/), else with the paper config; a doc's own example config (not in the
     repository) may add the sweeps its YAML declares, sweep_<name>."""
-    workdir = copy_workflow(repo, tmp_path / "workflow")
-    known = {}
-
-    def rules_and_outputs(configfiles: tuple[str, ...]) -> set[str]:
-        if configfiles not in known:
-            plan = snakemake(workdir, "-n", "all", configfile=list(configfiles))
-            assert plan.returncode == 0, plan.stderr[-3000:]
-            listed = subprocess.run([SNAKEMAKE, "--list-rules", "--configfile", *configfiles], cwd=workdir, capture_output=True,
-                                    text=True, timeout=300)
-            known[configfiles] = {path for _, paths in planned_jobs(plan) for path in paths} | set(listed.stdout.split())
-        return known[configfiles]
-
     commands = quoted_commands(repo)
     assert len(commands) > 10
+    checked = []
     for doc, command in commands:
         configfiles = tuple(configfiles_of(command))
         in_repo = bool(configfiles) and all((repo / path).is_file() for path in configfiles)
-        valid = rules_and_outputs(configfiles if in_repo else ("config/config.yaml",))
+        checked.append((doc, command, in_repo, configfiles if in_repo else ("config/config.yaml",)))
+    known = rules_and_outputs(repo, tmp_path, {configfiles for *_, configfiles in checked})
+    for doc, command, in_repo, configfiles in checked:
+        valid = known[configfiles]
         text = (repo / ("README.md" if doc == "README.md" else f"docs/{doc}")).read_text()
         for target in targets_of(command):
             declared = not in_repo and target.startswith("sweep_") and re.search(rf"^\s*{target[6:]}:", text, flags=re.M)

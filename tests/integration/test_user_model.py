@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from runner import SNAKEMAKE, copy_workflow, planned_jobs
+from runner import SMOKE, SNAKEMAKE, copy_workflow, planned_jobs
 
 pytestmark = pytest.mark.integration
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example_model"
-RUN = Path("runs") / "own_model"  # the run its config names
+RUN = SMOKE  # its config names a run of its own (own_model); here it is built beside the smoke run's results instead
+BESIDE = "run: {name: smoke}\n"  # merged after the example's config
 TARGETS = ["leaderboard", "sweep_learning_rate"]
 
 
@@ -26,10 +27,14 @@ def run(workdir: Path, *args: str, extra: tuple[str, ...] = ()) -> subprocess.Co
 
 
 @pytest.fixture(scope="module")
-def own_model(repo, tmp_path_factory):
-    workdir = copy_workflow(repo, tmp_path_factory.mktemp("own_model") / "workflow")
+def own_model(smoke_run, tmp_path_factory):
+    """A copy of the finished smoke run, then the example's config merged over it, under the smoke run's name:
+    only the jobs the model adds or changes (the linear case's trainings, the leaderboard, the sweep) run."""
+    workdir = tmp_path_factory.mktemp("own_model") / "workflow"
+    shutil.copytree(smoke_run, workdir, symlinks=True)
     shutil.copytree(EXAMPLE, workdir / "own")
-    built = run(workdir, *TARGETS)
+    (workdir / "beside.yaml").write_text(BESIDE)
+    built = run(workdir, *TARGETS, extra=("beside.yaml",))
     assert built.returncode == 0, built.stderr[-4000:]
     return workdir
 
@@ -54,7 +59,7 @@ def test_editing_the_users_model_reruns_exactly_the_jobs_that_train_or_score_it(
     original = source.read_text()
     source.write_text(original + "\n# edited\n")
     try:
-        plan = run(own_model, "-n", *TARGETS)
+        plan = run(own_model, "-n", *TARGETS, extra=("beside.yaml",))
     finally:
         source.write_text(original)
     assert plan.returncode == 0, plan.stderr[-3000:]
