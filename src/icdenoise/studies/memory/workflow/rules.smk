@@ -48,7 +48,9 @@ job_rule(
         fits="<results>/memory/capacity_confirmatory_fit.parquet",
         capacity="<results>/memory/capacity_confirmatory.parquet",
     ),
-    input=dict(capacity=expand(rules.bisect_memory_capacity_confirmatory.output[0], memory_map=MEMORY["capacity"]["maps"])),
+    input=dict(
+        capacity=expand(rules.bisect_memory_capacity_confirmatory.output[0], memory_map=MEMORY["capacity"]["maps"])
+    ),
     local=True,
 )
 
