@@ -80,7 +80,18 @@ def add_footer(figure, text: str) -> None:
             ax.set_position([box.x0, strip + box.y0 * (1 - strip), box.width, box.height * (1 - strip)])
         for label in figure.texts:
             label.set_y(strip + label.get_position()[1] * (1 - strip))
-    figure.text(0.005, strip / 2, text, fontsize=6, color="0.4", ha="left", va="center", parse_math=False)
+    label = figure.text(0.005, strip / 2, text, fontsize=6, color="0.4", ha="left", va="center", parse_math=False)
+    fit_to_width(figure, label)
+
+
+def fit_to_width(figure, label) -> None:
+    """Cut the text `label` (a figure text starting at its left edge) short, ending in "…", until it fits inside
+    the figure's width; a text that fits is left whole."""
+    text = label.get_text()
+    limit = figure.bbox.width * (1 - 2 * label.get_position()[0])
+    while len(text) > 1 and label.get_window_extent().width > limit:
+        text = text[: max(1, int(len(text) * limit / label.get_window_extent().width) - 1)]
+        label.set_text(text.rstrip() + "…")
 
 
 def save_figure(figure, path, image=None, footer: str | None = None) -> None:

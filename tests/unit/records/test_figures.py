@@ -119,6 +119,16 @@ def test_a_footer_grows_the_figure_below_its_axes_and_a_png_is_saved_beside_the_
     assert (tmp_path / "f.pdf").read_bytes().startswith(b"%PDF")
 
 
+def test_a_footer_wider_than_its_figure_is_cut_short_to_fit_and_a_short_one_is_left_whole(tmp_path):
+    for footer, whole in (("run: smoke; differs in " + "k: 1 → 2; " * 40, False), ("run: smoke", True)):
+        figure, ax = start_figure(1, 1, figsize=(3, 2))
+        save_figure(figure, tmp_path / "w.pdf", footer=footer)
+        (label,) = [text for text in figure.texts if text.get_text().startswith("run: smoke")]
+        assert label.get_window_extent().x1 <= figure.bbox.width
+        assert (label.get_text() == footer) == whole and (whole or label.get_text().endswith("…"))
+        plt.close(figure)
+
+
 def test_a_constrained_layout_figure_keeps_the_footer_strip_free(tmp_path):
     figure, ax = start_figure(1, 1, figsize=(4, 3), layout="constrained")
     ax.set_xlabel("a label")
