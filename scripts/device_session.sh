@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # One device call, everything measured in one go (docs/performance.md): the card; gpu_check --studies, which
-# builds the ledgers its device jobs feed on the CPU, runs those jobs again on the GPU and compares their
-# tables and every verdict; the CUDA-only tests; then, with what time is left, the MSSA step at the paper's
-# scale in both loops. Run from the repository root on the device machine with the wheels of .whl/ carried
+# runs the studies' device jobs again on the GPU and compares their tables and every verdict with a CPU run
+# of the same ledgers; the CUDA-only tests; gpu_check on the paper's sweeps (Figs. 3, 4(a), 8); then, with
+# what time is left, the MSSA step at the paper's scale, each model alone and then Figure 6's six runs
+# sharing the GPU. Run from the repository root on the device machine with the wheels of .whl/ carried
 # (Snakemake and what it needs that the machine's image lacks); every result goes to $OUT.
 #   bash scripts/device_session.sh [seconds]     (default 540: the whole call's budget)
+# The CPU run of --studies is built on the device's cores unless runs/gpucpu/cpu is carried: a run built
+# elsewhere, at the same commit, with `gpu_check.py --studies --cpu-only --keep runs/gpucpu`.
 set -uo pipefail
 budget=${1:-540}
 end=$(( $(date +%s) + budget ))
@@ -15,18 +18,36 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import torch, sys; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'python', sys.version.split()[0])"
-  nproc; date -u; } 2>&1 | tee "$out/card.txt"
+  nproc; date -u; git log -1 --format='commit %h %s' 2>/dev/null; } 2>&1 | tee "$out/card.txt"
+
+cpu_run=()
+[[ -d runs/gpucpu/cpu/benchmarks ]] && cpu_run=(--cpu-run runs/gpucpu/cpu)
 echo "== gpu_check --studies ($(left) s left)"
-timeout $(( $(left) - 90 )) python3 scripts/gpu_check.py --studies --keep /tmp/keep 2>&1 | tee "$out/gpu_check_studies.log" | tail -45
-for run in cpu device; do
-  for ledger in /tmp/keep/$run/figures/*/claims.md /tmp/keep/$run/figures/*/claims.parquet; do
-    [[ -f $ledger ]] && install -D "$ledger" "$out/ledgers/$run/${ledger#/tmp/keep/$run/figures/}"
-  done
+timeout $(( $(left) - 60 )) python3 scripts/gpu_check.py --studies "${cpu_run[@]}" --keep /tmp/keep 2>&1 | tee "$out/gpu_check_studies.log" | tail -45
+for ledger in /tmp/keep/device/figures/*/claims.md /tmp/keep/device/figures/*/claims.parquet; do
+  [[ -f $ledger ]] && install -D "$ledger" "$out/ledgers/device/${ledger#/tmp/keep/device/figures/}"
 done
+
 echo "== CUDA tests ($(left) s left)"
-timeout $(( $(left) > 100 ? 100 : $(left) - 5 )) python3 -m pytest -q -p no:cacheprovider tests/unit/studies/mssa/test_mssa_static_training.py tests/unit/maths/test_adam.py 2>&1 | tail -15 | tee "$out/pytest.log"
-echo "== mssa_step_bench ($(left) s left)"
-if (( $(left) > 60 )); then
-  timeout $(( $(left) - 5 )) python3 scripts/mssa_step_bench.py --device cuda --out "$out/mssa_step_bench.csv" 2>&1 | tee "$out/bench.log" | tail -12
+timeout $(( $(left) > 60 ? 60 : $(left) - 5 )) python3 -m pytest -q -p no:cacheprovider tests/unit/studies/mssa/test_mssa_static_training.py tests/unit/maths/test_adam.py 2>&1 | tail -15 | tee "$out/pytest.log"
+
+echo "== gpu_check, the paper's sweeps ($(left) s left)"
+if (( $(left) > 240 )); then
+  timeout $(( $(left) - 100 )) python3 scripts/gpu_check.py 2>&1 | tee "$out/gpu_check_paper.log" | tail -60
+fi
+
+echo "== mssa_step_bench: each model alone, then Figure 6's six runs sharing the GPU ($(left) s left)"
+if (( $(left) > 80 )); then
+  timeout $(( $(left) > 140 ? 60 : $(left) / 2 )) python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 \
+    --out "$out/mssa_alone.csv" 2>&1 | tee "$out/bench_alone.log" | tail -6
+  share=$(( $(left) - 10 ))
+  for copy in 1 2; do
+    for model in mssa mhsa transformer; do
+      timeout "$share" python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 500 --workers 2 --models "$model" \
+        --out "$out/mssa_shared_${model}_$copy.csv" > "$out/bench_shared_${model}_$copy.log" 2>&1 &
+    done
+  done
+  wait
+  tail -n 3 "$out"/bench_shared_*.log
 fi
 echo "== done ($(left) s left)"

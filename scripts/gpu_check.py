@@ -6,6 +6,7 @@ on a CUDA GPU, each job's wall time, and the agreement of what they learned.
     .venv/bin/python scripts/gpu_check.py --cpu-run /tmp/cpu  # reuse a CPU run kept with --keep
     .venv/bin/python scripts/gpu_check.py --studies           # the studies' GPU training and their verdicts
     .venv/bin/python scripts/gpu_check.py --device cpu --configfile config/smoke.yaml   # its plumbing, no GPU
+    .venv/bin/python scripts/gpu_check.py --studies --cpu-only --keep runs/gpucpu     # a CPU run to carry to a GPU
 
 Each run builds figures/fig3.parquet, figures/fig4a.parquet and figures/fig8.parquet from an empty
 results/ in a fresh copy of this workflow, with `execution.training.device` set to cpu or cuda, in three timed
@@ -115,6 +116,20 @@ def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targe
     if trained_only:
         del stages["rest"]
     return run_stages(device, cores, workdir, configfiles, targets, gpus, stages)
+
+
+def settle_times(run: Path, configfiles: list[Path], targets: list[str]) -> None:
+    """Make the file times of a finished run copied from elsewhere (`--cpu-run`) consistent, oldest input
+    first (`snakemake --touch`, mtime trigger only): a copy need not keep them, and a job whose inputs look
+    newer would otherwise run again. A job out of date for another reason (its code or parameters) is left
+    alone, so that it still runs again."""
+    root = configured_root(run / "config" / "config.yaml", configfiles)
+    result = subprocess.run([sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", "1", "--touch",
+                             "--rerun-triggers", "mtime", "--quiet", "--configfile", *map(str, configfiles), "device.yaml"],
+                            cwd=run, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))})
+    if result.returncode != 0:
+        sys.exit(f"--cpu-run {run}: snakemake --touch failed:\n{result.stderr[-4000:]}")
 
 
 def rerun_on_device(device: str, cores: int, source: Path, workdir: Path, configfiles: list[Path], targets: list[str],
@@ -228,6 +243,8 @@ def main() -> None:
     parser.add_argument("--cpu-run", type=Path,
                         help="a finished CPU run to compare with: the folder holding its results/ and benchmarks/, KEEP/cpu of "
                              "a run kept with --keep (default: run one)")
+    parser.add_argument("--cpu-only", action="store_true",
+                        help="build the CPU run only and stop, kept with --keep (KEEP/cpu), for --cpu-run on another machine")
     parser.add_argument("--configfile", type=Path, nargs="*", default=[],
                         help="configs merged over config/config.yaml before the device (default: none, the paper config)")
     parser.add_argument("--keep", type=Path, help="keep the runs under this folder (cpu/, device/, shared/)")
@@ -245,9 +262,11 @@ def main() -> None:
         args.shared = 0 if args.studies else 8
     import torch
 
+    if args.cpu_only and (args.cpu_run or not args.keep):
+        parser.error("--cpu-only needs --keep (where the CPU run is kept) and no --cpu-run")
     if args.cpu_run and not (args.cpu_run / "benchmarks").is_dir():
         sys.exit(f"--cpu-run {args.cpu_run}: no benchmarks/ folder there; give the folder the kept run was built in (KEEP/cpu)")
-    if args.device == "cuda" and not torch.cuda.is_available():
+    if args.device == "cuda" and not torch.cuda.is_available() and not args.cpu_only:
         sys.exit("torch sees no CUDA GPU: this check needs one (see docs/cluster.md)")
     targets = STUDY_TARGETS + STUDY_LEDGERS if args.studies else TARGETS
     rules = list(dict.fromkeys(device_keys(load_studies(load_yaml(REPO / "config" / "config.yaml")["studies"]))))
@@ -258,8 +277,11 @@ def main() -> None:
         if gpus == 0:
             continue
         if run == "cpu" and args.cpu_run:
-            runs[run] = args.cpu_run
+            runs[run] = args.cpu_run.resolve()
+            settle_times(runs[run], configfiles, targets)
             continue
+        if run != "cpu" and args.cpu_only:
+            break
         (scratch / run).mkdir(parents=True)
         if run == "device" and args.studies:
             cpu_workdir = args.cpu_run if args.cpu_run else scratch / "cpu"
@@ -269,6 +291,9 @@ def main() -> None:
             walls[run], runs[run] = build(device, args.cores, scratch / run, configfiles, targets, rules, gpus, trained_only=run == "shared")
         print(f"{run} ({device}, {gpus} GPU job(s) at a time): " + ", ".join(f"{stage} {wall:.1f} s" for stage, wall in walls[run].items())
               + " of wall time", flush=True)
+    if args.cpu_only:
+        print(f"the CPU run is in {scratch / 'cpu'}: carry it and give it to --cpu-run")
+        return
     label = args.device if args.device != "cpu" else "device"
     times = pd.concat({"cpu": training_times(runs["cpu"], rules), label: training_times(runs["device"], rules)}, axis=1)
     times["cpu/" + label] = times["cpu"] / times[label]

@@ -6,13 +6,15 @@ read back at the records).
 
     .venv/bin/python scripts/mssa_step_bench.py --device cuda --out mssa_step_bench.csv
     .venv/bin/python scripts/mssa_step_bench.py --device cpu --tiny --warmup 4 --steps 8 --out /tmp/bench.csv
+    .venv/bin/python scripts/mssa_step_bench.py --loops static --models mssa --out mssa.csv   # one loop, one model
 
 Each model of config/mssa_paper_scale.yaml (merged over config/config.yaml) is built from seed 0 and
 trained for warmup + steps steps by each loop, recording every `warmup` steps; a loop's ms/step is the
 time from the record at step `warmup` to the last record over the steps between them (records are
 logged after the losses are on the host, so the GPU has finished those steps). The two loops train on
 the same prompts from the same weights, so their recorded losses agree to rounding: the table gives the
-largest relative difference. `--tiny` swaps the paper's sizes for width 16, 2 heads, 2 layers and batch 8,
+largest relative difference when both loops ran (`--loops`). Several of these processes
+at once on one GPU (one `--models` each) time the steps of runs sharing it. `--tiny` swaps the paper's sizes for width 16, 2 heads, 2 layers and batch 8,
 to check the plumbing on a CPU.
 """
 
@@ -72,6 +74,8 @@ def main() -> None:
     parser.add_argument("--tiny", action="store_true", help=f"sizes {TINY} instead of the config's")
     parser.add_argument("--workers", type=int, help="prompt worker processes of the static loop (default: train_static's)")
     parser.add_argument("--models", nargs="*", help="the models to time (default: every model of the config)")
+    parser.add_argument("--loops", nargs="+", choices=["per_step", "static"], default=["per_step", "static"],
+                        help="the loops to time (default both)")
     parser.add_argument("--configfile", type=Path, default=REPO / "config" / "mssa_paper_scale.yaml",
                         help="merged over config/config.yaml (default config/mssa_paper_scale.yaml)")
     parser.add_argument("--out", type=Path, required=True, help="the table as CSV")
@@ -90,17 +94,22 @@ def main() -> None:
             continue
         layers = TINY["layers"] if args.tiny else options["layers"]
         started = time.perf_counter()
-        per_step, per_step_ms, per_step_start = timed(train_per_step, architecture, block, layers, args.steps, args.warmup, device)
-        static, static_ms, static_start = timed(train_static, architecture, block, layers, args.steps, args.warmup, device, workers=args.workers)
-        if list(per_step["step"]) != list(static["step"]):
-            raise RuntimeError(f"{architecture}: the loops recorded different steps")
-        difference = ((static["loss"] - per_step["loss"]).abs() / per_step["loss"].abs()).max()
-        rows.append({"model": architecture, "layers": layers, "parameters": parameter_count(build_model(
-                         architecture, block["d"], block["width"], block["heads"], layers, block["examples"], 0)),
-                     "device": str(device), "steps_timed": args.steps, "per_step_ms": per_step_ms, "static_ms": static_ms,
-                     "speedup": per_step_ms / static_ms, "per_step_start_s": per_step_start, "static_start_s": static_start,
-                     "records": len(static), "max_relative_loss_difference": difference,
-                     "wall_s": time.perf_counter() - started})
+        row = {"model": architecture, "layers": layers, "parameters": parameter_count(build_model(
+                   architecture, block["d"], block["width"], block["heads"], layers, block["examples"], 0)),
+               "device": str(device), "steps_timed": args.steps}
+        curves = {}
+        for name, loop, extra in (("per_step", train_per_step, {}), ("static", train_static, {"workers": args.workers})):
+            if name in args.loops:
+                curves[name], row[f"{name}_ms"], row[f"{name}_start_s"] = timed(loop, architecture, block, layers, args.steps,
+                                                                                 args.warmup, device, **extra)
+        row["records"] = len(next(iter(curves.values())))
+        if len(curves) == 2:
+            per_step, static = curves["per_step"], curves["static"]
+            if list(per_step["step"]) != list(static["step"]):
+                raise RuntimeError(f"{architecture}: the loops recorded different steps")
+            row["speedup"] = row["per_step_ms"] / row["static_ms"]
+            row["max_relative_loss_difference"] = ((static["loss"] - per_step["loss"]).abs() / per_step["loss"].abs()).max()
+        rows.append({**row, "wall_s": time.perf_counter() - started})
         print(f"{architecture}: {rows[-1]['wall_s']:.1f} s", flush=True)
     table = pd.DataFrame(rows)
     print(table.to_markdown(index=False, floatfmt=".4g"))
