@@ -35,6 +35,12 @@ def test_the_root_follows_the_last_config_file_that_names_a_run(tmp_path):
     assert configured_root(base, [tmp_path / "tweak.yaml"]) == ""
 
 
+@pytest.mark.parametrize("name", ["alltoken_full", "memory_full", "mssa_paper_scale"])
+def test_each_longer_run_is_a_named_run_of_its_own(repo, name):
+    # docs/claims.md, "Longer runs": each writes under runs/<name>/ and registers its claims under <name>/
+    assert configured_root(repo / "config" / "config.yaml", [repo / "config" / f"{name}.yaml"]) == f"runs/{name}/"
+
+
 def test_a_changed_config_under_the_base_name_is_named_by_its_changed_keys():
     base = {"run": {"name": "paper"}, "training": {"lr": 0.01}, "dataset": {"seed": 0}}
     assert unnamed_changes(base, base) == []
