@@ -233,6 +233,15 @@ def build_model(architecture: str, d: int, width: int, heads: int, layers: int, 
     return model
 
 
+def device_description(device: torch.device | str) -> str:
+    """The device a job trained on, as its tables' provenance records it (the ledger's "Trained on" line): its
+    type, and for a GPU the GPU's name, e.g. ``cuda (NVIDIA H100 80GB HBM3)`` or ``cpu``."""
+    device = torch.device(device)
+    if device.type != "cuda":
+        return device.type
+    return f"cuda ({torch.cuda.get_device_name(device)})"
+
+
 def parameter_count(model) -> int:
     return sum(parameter.numel() for parameter in model.parameters())
 

@@ -20,6 +20,7 @@ from icdenoise.studies.mssa.transformers import (
     SubspaceSelfAttention,
     build_model,
     causal_attention,
+    device_description,
     parameter_count,
     predict,
     train_model,
@@ -241,3 +242,11 @@ def test_a_short_training_run_lowers_the_loss():
     model = build_model("transformer", d=1, width=16, heads=2, layers=2, max_examples=8, seed=0)
     curve = train_model(model, "linear", 1, 1, 8, 600, 32, 3e-3, 10.0, seed=0, record_every=1)
     assert curve["normalized_loss"].iloc[-100:].mean() < 0.8 * curve["normalized_loss"].iloc[:50].mean()
+
+
+def test_the_device_a_job_trained_on_is_its_type_and_for_a_gpu_its_name(monkeypatch):
+    assert device_description(torch.device("cpu")) == "cpu" and device_description("cpu") == "cpu"
+    asked = []
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: asked.append(device) or "NVIDIA H100 80GB HBM3")
+    assert device_description(torch.device("cuda")) == "cuda (NVIDIA H100 80GB HBM3)"
+    assert device_description("cuda:1") == "cuda (NVIDIA H100 80GB HBM3)" and asked[-1] == torch.device("cuda:1")

@@ -1,4 +1,5 @@
-"""Rule train_mssa_regression: one in-context model, one task, one seed; its training curve and test errors."""
+"""Rule train_mssa_regression: one in-context model, one task, one seed; its training curve and test errors, each
+with the device it trained on in its provenance (`device`, not a column: how a job runs is not a result)."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -8,7 +9,7 @@ from icdenoise.maths.runtime import resolve_device, use_threads
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import write_job_parquet
 from icdenoise.studies.mssa.regression import error_table, sample_prompts
-from icdenoise.studies.mssa.transformers import build_model, parameter_count, predict, train_model
+from icdenoise.studies.mssa.transformers import build_model, device_description, parameter_count, predict, train_model
 
 task, architecture, seed = snakemake.wildcards.regression_task, snakemake.wildcards.architecture, int(snakemake.wildcards.training_seed)
 log = start_job(snakemake)
@@ -24,6 +25,7 @@ xs, ys = sample_prompts(task, block["d"], block["nonzeros"], block["test_prompts
 errors = error_table({architecture: predict(model.cpu(), xs, ys)}, ys, task, block["d"], block["nonzeros"])
 errors = errors.assign(task=task, seed=seed, d=block["d"], layers=snakemake.params.layers, parameters=parameter_count(model),
                        scale=block["scale"])
-write_job_parquet(curve.assign(task=task, model=architecture, seed=seed), snakemake.output.curve, snakemake)
-write_job_parquet(errors, snakemake.output.errors, snakemake)
+trained_on = device_description(device)
+write_job_parquet(curve.assign(task=task, model=architecture, seed=seed), snakemake.output.curve, snakemake, device=trained_on)
+write_job_parquet(errors, snakemake.output.errors, snakemake, device=trained_on)
 log.info("normalized test error by examples:\n%s", errors[["examples", "normalized_mse"]].iloc[::5].to_string(index=False))
