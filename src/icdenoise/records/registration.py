@@ -30,6 +30,7 @@ import types
 from pathlib import Path
 
 from icdenoise.records.claims import Claim
+from icdenoise.records.ledger_text import note_tables
 
 
 LOCK = Path("config") / "claims.lock"
@@ -262,7 +263,11 @@ def registration(root: Path, study: str, digests: dict[str, str], build: dict, t
     ledger reads (its path) → its provenance (git_commit, git_dirty); workflow: the workflow's folder
     (`build_reasons`). Registered means: the digest is the lock's and committed, the ledger was built from a clean
     tree at a commit of which that lock commit is a strict ancestor, and every table was built from a clean tree
-    at a commit descending from the lock commit (no result was computed before its claim's registration)."""
+    at a commit descending from the lock commit (no result was computed before its claim's registration).
+
+    It also notes, for the ledger's Markdown, the devices the tables' training jobs ran on
+    (icdenoise.records.ledger_text.note_tables)."""
+    note_tables(tables)
     common = build_reasons(build, tables, workflow)
     rows = {}
     for claim_id, commit in defined_in(root, study, digests).items():

@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 from icdenoise.records.artifacts import SOURCE
+from icdenoise.records.ledger_text import note_tables
 from icdenoise.records.registration import _is_ancestor, build_reasons, is_commit, order_reasons, read_lock, repository, row
 
 
@@ -74,7 +75,9 @@ def study_registration(lock: Path, digests: dict[str, str], build: dict, tables:
     config/claims.lock (``defined_in``, ``built_from``, ``registered``, ``registration``), read from the study's
     own lock `lock` (the module docstring's rules). build: the ledger job's git state
     (icdenoise.records.artifacts.git_state, read in `project`, this package's checkout); tables: each table's path → its
-    provenance (git_commit, git_dirty); workflow: the workflow's folder (registration.build_reasons)."""
+    provenance (git_commit, git_dirty); workflow: the workflow's folder (registration.build_reasons). Like it, notes
+    the devices the tables' training jobs ran on for the ledger's Markdown (icdenoise.records.ledger_text.note_tables)."""
+    note_tables(tables)
     repo = repository(lock.parent)
     same = repo is not None and repo == repository(project)
     common = build_reasons(build, tables, workflow)
