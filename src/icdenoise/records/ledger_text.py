@@ -1,6 +1,5 @@
-"""A claims ledger as Markdown: the headline counts, the run and config it was built from and the devices its
-training jobs ran on, one row per claim with its verdict and registration, and what the verdicts let one conclude
-(the table itself: icdenoise.records.claims.ledger).
+"""A claims ledger as Markdown: the headline counts, one row per claim with its verdict and registration, and
+what the verdicts let one conclude (the table itself: icdenoise.records.claims.ledger).
 
 This module presents verdicts and decides none: it is not part of any claim's registered digest
 (icdenoise.pipeline.codedeps.BOOKKEEPING), so rewording a ledger re-registers nothing.
@@ -8,16 +7,8 @@ This module presents verdicts and decides none: it is not part of any claim's re
 
 from __future__ import annotations
 
-import json
-from collections import Counter
-
 import numpy as np
 import pandas as pd
-
-from icdenoise.records.artifacts import METADATA_KEY, canonical_json, sha256_bytes
-
-DEVICE_KEYS = ("device", "resolved_device")  # a job's own parameter (artifacts.job_params' extras): the device it
-# trained on; the studies' own training jobs write `device`, the shared stage's train_ensemble `resolved_device`
 
 
 def markdown_cell(text) -> str:
@@ -31,66 +22,6 @@ def built_from(sources: dict) -> str:
     files = ", ".join(f"`{entry['file']}` (sha256 {entry['sha256'][:12]})" for entry in sources["files"])
     return (f"Run `{sources['run']}`. Config: {files}; merged config sha256 {sources['merged_sha256'][:12]} "
             "(settings only: the execution block, which changes no number, is left out).")
-
-
-def _linked_provenance(path: str, digest: str) -> dict | None:
-    """The provenance document of the artifact at `path` (relative to the working directory, the workflow's) if it
-    is still the one whose digest a later artifact recorded (icdenoise.records.artifacts.input_record), else None:
-    a missing file, one that is no artifact, or one rewritten since."""
-    import pyarrow.parquet as pq
-
-    try:
-        raw = (pq.read_schema(path).metadata or {}).get(METADATA_KEY)
-    except (OSError, ValueError):  # missing, or not Parquet (pyarrow's ArrowInvalid is a ValueError)
-        return None
-    return json.loads(raw) if raw is not None and sha256_bytes(raw) == digest else None
-
-
-def training_devices(tables: dict) -> dict[str, int]:
-    """Device → how many jobs ran on it, from the provenance chains of a ledger's tables: `tables` maps each table's
-    path to its provenance document (as the ledger's script reads them, icdenoise.records.artifacts.read_metadata),
-    and every artifact each document names among its inputs is followed back, to the datasets. A job counts where
-    its parameters record its device (`DEVICE_KEYS`), once however many of its tables the chains reach (a job is
-    its rule and wildcards). An input missing or rewritten since is not followed. Sorted by device."""
-    jobs: dict[tuple[str, str], str] = {}
-    seen = {str(path) for path in tables}
-    pending = [(str(path), document) for path, document in tables.items()]
-    while pending:
-        path, document = pending.pop()
-        params = document.get("params") or {}
-        device = next((params[key] for key in DEVICE_KEYS if params.get(key)), None)
-        if device is not None:
-            jobs[(str(params.get("rule") or path), canonical_json(params.get("wildcards") or {}))] = str(device)
-        for record in document.get("inputs") or []:
-            source = str(record.get("path", ""))
-            if "provenance_sha256" not in record or source in seen:
-                continue
-            seen.add(source)
-            linked = _linked_provenance(source, record["provenance_sha256"])
-            if linked is not None:
-                pending.append((source, linked))
-    return dict(sorted(Counter(jobs.values()).items()))
-
-
-def trained_on(tables: dict) -> str:
-    """The ledger header's line on which devices its training jobs ran (`training_devices`), e.g. "Trained on:
-    cuda (NVIDIA H100 80GB HBM3) (6 jobs)."; "" where no table of the chain records a device."""
-    devices = training_devices(tables)
-    if not devices:
-        return ""
-    return "Trained on: " + ", ".join(f"{device} ({count} job{'' if count == 1 else 's'})" for device, count in devices.items()) + "."
-
-
-_NOTED: dict[str, str] = {}  # what `note_tables` found, until `markdown` takes it
-
-
-def note_tables(tables: dict) -> None:
-    """Note `trained_on(tables)` for this process's next `markdown` that is not given `devices` itself. The ledger's
-    script (workflow/scripts/write_ledger.py) hands its tables' provenance to the registration only
-    (icdenoise.records.registration.registration, icdenoise.records.study_locks.study_registration), which calls
-    this, and then writes the Markdown; the script is part of every claim's registered code, so it is not edited
-    for a line of presentation."""
-    _NOTED["trained_on"] = trained_on(tables)
 
 
 def _counts(rows: pd.DataFrame) -> str:
@@ -184,21 +115,19 @@ def conclusions(table: pd.DataFrame) -> list[str]:
     return lines + [""]
 
 
-def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict, devices: str | None = None) -> str:
-    """A readable ledger: the verdict counts, the config it was built from and the devices its training jobs ran on,
-    one table row per claim, and what the verdicts let one conclude. `devices`: `trained_on` of the ledger's tables;
-    None takes what `note_tables` noted last in this process, once ("" if nothing)."""
-    noted = _NOTED.pop("trained_on", "")
-    devices = noted if devices is None else devices
+def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> str:
+    """A readable ledger: the verdict counts, the config it was built from, one table row per claim, and
+    what the verdicts let one conclude."""
     lines = [
         f"# Claims ledger: {title}",
         "",
         f"{headline(table)} Ours: the mean, its 95% interval, and the values' range where there are several. "
         f"Built by `{built_by}` from the pipeline's Parquet tables. Each tolerance and inconclusive rule is fixed in "
         "config/claims.lock before its result; `defined in` names the commit that registered the claim's definition, "
-        "`built from` the commit this ledger was built at, and `registration` whether the row is citable (docs/claims.md).",
+        "`built from` the commit this ledger was built at (and the devices its training jobs ran on, where they record "
+        "one), and `registration` whether the row is citable (docs/claims.md).",
         "",
-        built_from(sources) + (f" {devices}" if devices else ""),
+        built_from(sources),
         "",
         "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance | inconclusive when | defined in | built from | registration |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -1,5 +1,6 @@
 """Print the provenance chain of an artifact: its rule, params, commit and config, then each input's,
-back to the datasets.
+back to the datasets; and the devices the training jobs of a chain ran on (`training_devices`, which a ledger's
+`built from` names).
 
     python -m icdenoise.records.provenance figures/fig3.parquet
     python -m icdenoise.records.provenance figures/fig3.parquet --find sigma_z_sq
@@ -13,9 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 
-from icdenoise.records.artifacts import METADATA_KEY, read_metadata, sha256_file
+from icdenoise.records.artifacts import METADATA_KEY, read_metadata, sha256_bytes, sha256_file
+
+DEVICE_KEYS = ("device", "resolved_device")  # where a training job's params (artifacts.job_params' extras) record its
+# device: the studies' own trainings write `device`, the shared stage's train_ensemble `resolved_device`
 
 
 def _flatten(node, prefix: str = ""):
@@ -67,6 +72,42 @@ def chain(path: Path, find: str | None = None, depth: int = 0, seen: set | None 
         else:
             lines.append(f"{indent}  <- {source} (sha256 {record['sha256'][:12]})")
     return lines
+
+
+def _linked(path: str, digest: str) -> dict | None:
+    """The provenance document of the artifact at `path` if it is still the one whose digest a later artifact
+    recorded (artifacts.input_record's ``provenance_sha256``), else None: missing, no artifact, or rewritten since."""
+    import pyarrow.parquet as pq
+
+    try:
+        raw = (pq.read_schema(path).metadata or {}).get(METADATA_KEY)
+    except (OSError, ValueError):  # missing, or not Parquet (pyarrow's ArrowInvalid is a ValueError)
+        return None
+    return json.loads(raw) if raw is not None and sha256_bytes(raw) == digest else None
+
+
+def training_devices(tables: dict[str, dict]) -> dict[str, int]:
+    """Device → how many jobs ran on it, over the provenance chains of `tables` (each table's path → its provenance
+    document, artifacts.read_metadata), followed back through every input that is an artifact. A job counts where its
+    params record its device (`DEVICE_KEYS`), once however many of its tables the chains reach (a job is its rule
+    and wildcards). An input missing or rewritten since it was read is not followed. Sorted by device."""
+    jobs: dict[tuple[str, str], str] = {}
+    seen = set(map(str, tables))
+    pending = [(str(path), document) for path, document in tables.items()]
+    while pending:
+        path, document = pending.pop()
+        params = document.get("params") or {}
+        device = next((params[key] for key in DEVICE_KEYS if params.get(key)), None)
+        if device is not None:
+            jobs[(str(params.get("rule") or path), json.dumps(params.get("wildcards") or {}, sort_keys=True))] = str(device)
+        for record in document.get("inputs") or []:
+            source = str(record.get("path", ""))
+            if "provenance_sha256" in record and source not in seen:
+                seen.add(source)
+                linked = _linked(source, record["provenance_sha256"])
+                if linked is not None:
+                    pending.append((source, linked))
+    return dict(sorted(Counter(jobs.values()).items()))
 
 
 def main(argv=None) -> None:

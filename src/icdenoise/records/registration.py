@@ -30,7 +30,7 @@ import types
 from pathlib import Path
 
 from icdenoise.records.claims import Claim
-from icdenoise.records.ledger_text import note_tables
+from icdenoise.records.provenance import training_devices
 
 
 LOCK = Path("config") / "claims.lock"
@@ -198,13 +198,16 @@ def _is_ancestor(root: Path, ancestor: str, descendant: str, strict: bool) -> bo
     return None not in same and same[0] != same[1]
 
 
-def built_from(state: dict) -> str:
+def built_from(state: dict, devices: dict[str, int] | None = None) -> str:
     """A build's commit and tree state, as a ledger row shows it: `<short hash> (clean)`, `(uncommitted changes)`,
-    or why there is none. `state`: icdenoise.records.artifacts.git_state() or an artifact's provenance."""
+    or why there is none; then, where `devices` (device → jobs, provenance.training_devices) names any, the devices
+    its training jobs ran on: `abc1234 (clean); trained on cuda (NVIDIA H100 80GB HBM3): 6 jobs`. `state`:
+    icdenoise.records.artifacts.git_state() or an artifact's provenance."""
     commit = state.get("git_commit") or "unknown"
-    if commit == "unknown":
-        return "unknown (no git checkout)"
-    return f"{commit[:7]} ({'uncommitted changes' if state.get('git_dirty') else 'clean'})"
+    text = "unknown (no git checkout)" if commit == "unknown" else f"{commit[:7]} ({'uncommitted changes' if state.get('git_dirty') else 'clean'})"
+    if devices:
+        text += "; trained on " + ", ".join(f"{device}: {jobs} job{'' if jobs == 1 else 's'}" for device, jobs in devices.items())
+    return text
 
 
 def repository(folder: Path) -> Path | None:
@@ -247,28 +250,27 @@ def order_reasons(root: Path, commit: str, build: dict, tables: dict[str, dict])
     return reasons
 
 
-def row(commit: str, build: dict, reasons: list[str]) -> dict:
-    """A ledger row's registration columns: ``defined_in``, ``built_from``, ``registered`` and ``registration``."""
-    return {"defined_in": commit, "built_from": built_from(build), "registered": not reasons,
+def row(commit: str, build: dict, reasons: list[str], devices: dict[str, int] | None = None) -> dict:
+    """A ledger row's registration columns: ``defined_in``, ``built_from`` (with the `devices` its tables were trained
+    on), ``registered`` and ``registration``."""
+    return {"defined_in": commit, "built_from": built_from(build, devices), "registered": not reasons,
             "registration": REGISTERED if not reasons else f"{NOT_REGISTERED}: {'; '.join(reasons)}"}
 
 
 def registration(root: Path, study: str, digests: dict[str, str], build: dict, tables: dict[str, dict],
                  workflow: Path | None = None) -> dict[str, dict]:
     """claim id → its ledger row's registration (`row`): ``defined_in`` (the commit that registered its digest, or why
-    none did), ``built_from`` (`built_from` of the ledger's build), ``registered`` (bool) and ``registration``
+    none did), ``built_from`` (`built_from` of the ledger's build and of the devices its tables' training jobs ran on,
+    provenance.training_devices), ``registered`` (bool) and ``registration``
     (`REGISTERED`, or `NOT_REGISTERED` and why).
 
     root: the repository holding config/claims.lock; build: the ledger job's git state; tables: each table the
     ledger reads (its path) → its provenance (git_commit, git_dirty); workflow: the workflow's folder
     (`build_reasons`). Registered means: the digest is the lock's and committed, the ledger was built from a clean
     tree at a commit of which that lock commit is a strict ancestor, and every table was built from a clean tree
-    at a commit descending from the lock commit (no result was computed before its claim's registration).
-
-    It also notes, for the ledger's Markdown, the devices the tables' training jobs ran on
-    (icdenoise.records.ledger_text.note_tables)."""
-    note_tables(tables)
+    at a commit descending from the lock commit (no result was computed before its claim's registration)."""
     common = build_reasons(build, tables, workflow)
+    devices = training_devices(tables)
     rows = {}
     for claim_id, commit in defined_in(root, study, digests).items():
         reasons = list(common)
@@ -276,5 +278,5 @@ def registration(root: Path, study: str, digests: dict[str, str], build: dict, t
             reasons.insert(0, commit)
         elif not common:
             reasons += order_reasons(root, commit, build, tables)
-        rows[claim_id] = row(commit, build, reasons)
+        rows[claim_id] = row(commit, build, reasons, devices)
     return rows

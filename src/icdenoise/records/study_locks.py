@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 from icdenoise.records.artifacts import SOURCE
-from icdenoise.records.ledger_text import note_tables
+from icdenoise.records.provenance import training_devices
 from icdenoise.records.registration import _is_ancestor, build_reasons, is_commit, order_reasons, read_lock, repository, row
 
 
@@ -75,12 +75,11 @@ def study_registration(lock: Path, digests: dict[str, str], build: dict, tables:
     config/claims.lock (``defined_in``, ``built_from``, ``registered``, ``registration``), read from the study's
     own lock `lock` (the module docstring's rules). build: the ledger job's git state
     (icdenoise.records.artifacts.git_state, read in `project`, this package's checkout); tables: each table's path → its
-    provenance (git_commit, git_dirty); workflow: the workflow's folder (registration.build_reasons). Like it, notes
-    the devices the tables' training jobs ran on for the ledger's Markdown (icdenoise.records.ledger_text.note_tables)."""
-    note_tables(tables)
+    provenance (git_commit, git_dirty); workflow: the workflow's folder (registration.build_reasons)."""
     repo = repository(lock.parent)
     same = repo is not None and repo == repository(project)
     common = build_reasons(build, tables, workflow)
+    devices = training_devices(tables)
     if repo is not None and not same and _git(repo, "status", "--porcelain", "--untracked-files=no"):
         common.append(f"the study's repository {repo.name} has uncommitted changes")
     head = (_git(repo, "rev-parse", "HEAD") or "").strip() if repo is not None and not same else ""
@@ -93,7 +92,7 @@ def study_registration(lock: Path, digests: dict[str, str], build: dict, tables:
             reasons += order_reasons(repo, commit, build, tables)
         elif not common:
             reasons += _other_repository_reasons(repo, commit, head, tables)
-        rows[claim_id] = row(commit, build, reasons)
+        rows[claim_id] = row(commit, build, reasons, devices)
     return rows
 
 

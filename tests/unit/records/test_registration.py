@@ -116,8 +116,8 @@ def test_a_claim_digest_changes_with_its_studys_code_and_never_with_the_executio
     assert onelayer.claim_settings(changed) == onelayer.claim_settings(config)
 
 
-def test_the_ledgers_device_line_and_the_mssa_trainings_device_re_register_no_other_study(repo):
-    # the "Trained on" line is the ledger's bookkeeping (ledger_text, registration, study_locks), and the device
+def test_the_devices_in_built_from_and_the_mssa_device_string_re_register_no_other_study(repo):
+    # the devices in `built from` are the ledger's bookkeeping (registration, study_locks, provenance), and the device
     # string is the mssa study's own code (studies/mssa/transformers.py): neither is in another study's digest
     from icdenoise.pipeline.codedeps import study_code_files, trains_in_shared_stage
     from icdenoise.pipeline.config import load_yaml, validate_config
@@ -125,7 +125,7 @@ def test_the_ledgers_device_line_and_the_mssa_trainings_device_re_register_no_ot
     config = load_yaml(repo / "config" / "config.yaml")
     for name, study in validate_config(config, repo / "workflow" / "schemas").items():
         files = {path.relative_to(repo).as_posix() for path in study_code_files(study, repo / "workflow", trains_in_shared_stage(study, config))}
-        records = {f"src/icdenoise/records/{module}.py" for module in ("ledger_text", "registration", "study_locks", "pages")}
+        records = {f"src/icdenoise/records/{module}.py" for module in ("ledger_text", "registration", "study_locks", "pages", "provenance")}
         assert not files & records, name
         mssa = {file for file in files if file.startswith("src/icdenoise/studies/mssa/")}
         assert bool(mssa) == (name == "mssa"), name

@@ -234,7 +234,7 @@ def build_model(architecture: str, d: int, width: int, heads: int, layers: int, 
 
 
 def device_description(device: torch.device | str) -> str:
-    """The device a job trained on, as its tables' provenance records it (the ledger's "Trained on" line): its
+    """The device a job trained on, as its tables' provenance records it (a ledger row's `built from`): its
     type, and for a GPU the GPU's name, e.g. ``cuda (NVIDIA H100 80GB HBM3)`` or ``cpu``."""
     device = torch.device(device)
     if device.type != "cuda":
