@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One device call, everything measured in one go (docs/performance.md): the card; gpu_check --studies, which
 # runs the studies' device jobs again on the GPU and compares their tables and every verdict with a CPU run
-# of the same ledgers; the CUDA-only tests; gpu_check on the paper's sweeps (Figs. 3, 4(a), 8); then, with
-# what time is left, the MSSA step at the paper's scale, each model alone and then Figure 6's six runs
-# sharing the GPU. Run from the repository root on the device machine with the wheels of .whl/ carried
-# (Snakemake and what it needs that the machine's image lacks); every result goes to $OUT.
+# of the same ledgers; the CUDA-only tests; the MSSA step at the paper's scale, each model alone and then
+# Figure 6's six runs sharing the GPU; then, with what time is left, gpu_check on the paper's sweeps (Figs. 3,
+# 4(a), 8). Run from the repository root on the device machine with the wheels of .whl/ carried (Snakemake
+# and what it needs that the machine's image lacks); every result goes to $OUT.
 #   bash scripts/device_session.sh [seconds]     (default 540: the whole call's budget)
 # The CPU run of --studies is built on the device's cores unless runs/gpucpu/cpu is carried: a run built
 # elsewhere, at the same commit, with `gpu_check.py --studies --cpu-only --keep runs/gpucpu`.
@@ -31,23 +31,21 @@ done
 echo "== CUDA tests ($(left) s left)"
 timeout $(( $(left) > 60 ? 60 : $(left) - 5 )) python3 -m pytest -q -p no:cacheprovider tests/unit/studies/mssa/test_mssa_static_training.py tests/unit/maths/test_adam.py 2>&1 | tail -15 | tee "$out/pytest.log"
 
-echo "== gpu_check, the paper's sweeps ($(left) s left)"
-if (( $(left) > 240 )); then
-  timeout $(( $(left) - 100 )) python3 scripts/gpu_check.py 2>&1 | tee "$out/gpu_check_paper.log" | tail -60
-fi
-
 echo "== mssa_step_bench: each model alone, then Figure 6's six runs sharing the GPU ($(left) s left)"
-if (( $(left) > 80 )); then
-  timeout $(( $(left) > 140 ? 60 : $(left) / 2 )) python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 \
+if (( $(left) > 150 )); then
+  timeout 50 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 \
     --out "$out/mssa_alone.csv" 2>&1 | tee "$out/bench_alone.log" | tail -6
-  share=$(( $(left) - 10 ))
   for copy in 1 2; do
     for model in mssa mhsa transformer; do
-      timeout "$share" python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 500 --workers 2 --models "$model" \
+      timeout 60 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 --workers 2 --models "$model" \
         --out "$out/mssa_shared_${model}_$copy.csv" > "$out/bench_shared_${model}_$copy.log" 2>&1 &
     done
   done
   wait
   tail -n 3 "$out"/bench_shared_*.log
+fi
+echo "== gpu_check, the paper's sweeps ($(left) s left)"
+if (( $(left) > 120 )); then
+  timeout $(( $(left) - 10 )) python3 scripts/gpu_check.py 2>&1 | tee "$out/gpu_check_paper.log" | tail -60
 fi
 echo "== done ($(left) s left)"
