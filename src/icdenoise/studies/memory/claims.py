@@ -245,11 +245,65 @@ def slides_order(optimizer: str):
     return measure
 
 
+
+SLIDES_ORDER_STEPS = ("rank_learned_wov2", "rank_learned_wkq2", "rank_learned_wkq1")  # induction_order's columns, in slide
+# 20's order (induction.probes.SLIDES_ORDER): the step each rank-recall probe first reaches its threshold, NaN if never
+
+
+def order_outcome(steps) -> float:
+    """Whether one run shows an order, from the steps at which its probes were learned, listed in that order (NaN:
+    not learned within the run's budget): 1 if every probe was learned and each strictly after the one before; 0
+    if the probes learned already break it (two learned at the same recorded step, one learned before an earlier
+    one, or one learned while an earlier one never is); NaN (undecided) if those learned keep the order and only
+    the last ones are missing, since a longer run could still learn them in order."""
+    steps = np.asarray(steps, dtype=float)
+    learned = np.isfinite(steps)
+    kept = steps.size if learned.all() else int(np.argmin(learned))  # the probes learned before the first missing one
+    if learned[kept:].any() or np.any(np.diff(steps[:kept]) <= 0):
+        return 0.0
+    return 1.0 if kept == steps.size else np.nan
+
+
+def _order_outcomes(frames: Frames, optimizer: str) -> pd.Series:
+    """Seed → `order_outcome` of its 2-layer run (rank-recall probes, slide 20's order): 1, 0 or NaN (undecided)."""
+    order = frames["induction_order"]
+    rows = order[(order["layers"] == 2) & (order["optimizer"] == optimizer)].set_index("seed")
+    return pd.Series({seed: order_outcome(steps) for seed, steps in rows[list(SLIDES_ORDER_STEPS)].iterrows()}, dtype=float)
+
+
+def slides_order_every_seed(optimizer: str):
+    """The measure: the outcome (`order_outcome`) of each 2-layer seed whose outcome is decided, 1 if W_OV², W_KQ²,
+    W_KQ¹ reach the rank-recall threshold in that order with no ties at the recording resolution, 0 if the probes
+    that reached it already break the order; a seed whose probes keep the order so far but whose W_KQ¹ (say) is not
+    learned within the budget is left out here and makes the claim inconclusive by its rule `undecided_seed` when the
+    decided seeds all show the order. Every seed must show it, so the interval given is the range of the outcomes
+    (no t-interval: a 0 anywhere decides)."""
+    def measure(frames: Frames, spec: dict) -> Measurement:
+        outcomes = _order_outcomes(frames, optimizer).dropna().to_numpy(float)
+        if outcomes.size == 0:
+            return Measurement(np.array([np.nan]))
+        return Measurement(outcomes, (float(outcomes.min()), float(outcomes.max())), "the range of the decided seeds' outcomes")
+    return measure
+
+
+def undecided_seed(optimizer: str):
+    """Inconclusive rule `undecided_seed`: a seed's outcome is undecided (`order_outcome` NaN) while no decided seed
+    breaks the order, so the seeds left could still turn the verdict."""
+    def rule(frames: Frames, spec: dict) -> str | None:
+        outcomes = _order_outcomes(frames, optimizer)
+        undecided = outcomes.index[outcomes.isna()]
+        if undecided.empty or (outcomes.dropna() < 1).any():
+            return None
+        return (f"seed{'s' if len(undecided) > 1 else ''} {', '.join(map(str, undecided))}: the probes learned keep the "
+                "order, but a later one is not learned within the step budget")
+    return rule
+
 INDUCTION_CLAIM_RUNS = {  # claim id → (layers, optimizer) of the runs it reads
     "induction_two_layer_adam_accuracy": (2, "adam"), "induction_two_layer_sgd_accuracy": (2, "sgd"),
     "induction_one_layer_adam_accuracy": (1, "adam"), "induction_one_layer_sgd_accuracy": (1, "sgd"),
     "induction_one_layer_adam_accuracy_measured": (1, "adam"), "induction_one_layer_sgd_accuracy_measured": (1, "sgd"),
     "induction_probe_order_adam": (2, "adam"), "induction_probe_order_sgd": (2, "sgd"),
+    "induction_probe_order_adam_every_seed": (2, "adam"), "induction_probe_order_sgd_every_seed": (2, "sgd"),
 }
 
 
@@ -513,6 +567,13 @@ CLAIMS: dict[str, Claim] = {
     "induction_probe_order_adam": Claim("slide 20", "natural learning order W_OV² → W_KQ² → W_KQ¹ (ours: per 2-layer Adam seed, 1 if "
                                         "the probes first reach the threshold in that order, else 0)", slides_order("adam")),
     "induction_probe_order_sgd": Claim("slide 20", "… the same with SGD", slides_order("sgd")),
+    "induction_probe_order_adam_every_seed": Claim("slide 20", "natural learning order W_OV² → W_KQ² → W_KQ¹ (ours: every 2-layer "
+                                                   "Adam seed whose order is decided within the budget shows it: 1 if the "
+                                                   "probes first reach the threshold in that order, 0 if those reached "
+                                                   "break it)", slides_order_every_seed("adam"),
+                                                   rules={"undecided_seed": undecided_seed("adam")}),
+    "induction_probe_order_sgd_every_seed": Claim("slide 20", "… the same with SGD", slides_order_every_seed("sgd"),
+                                                  rules={"undecided_seed": undecided_seed("sgd")}),
     "factual_parameters_scale_with_facts": Claim("slide 11", "total parameters scale with the number of facts S·R (ours: attention + "
                                                  "MLP, S = R, H·d_h ≈ S + R; fitted log-log slope of the parameters at which "
                                                  "recall crosses the threshold, seeds pooled, against S·R)", _parameters_against_facts,

@@ -277,3 +277,47 @@ def test_learning_order_reports_first_steps_at_threshold_ties_and_never():
     one = order.loc[(1, "adam")]
     assert one["learned_wov1"] == 10 and np.isnan(one["learned_wkq1"]) and pd.isna(one["matches_slides"])
     assert one["order"] == "W_OV¹; never: W_KQ¹"
+
+
+@pytest.mark.parametrize("steps, outcome", [
+    ((60, 80, 2090), 1.0),                # every probe learned, strictly in order
+    ((60, 60, 1160), 0.0),                # a tie at the recording resolution breaks it
+    ((60, 50, np.nan), 0.0),              # a reversal among the learned: decided though W_KQ¹ is missing
+    ((np.nan, 50, 900), 0.0),             # a later probe learned while an earlier never is
+    ((60, np.nan, 900), 0.0),
+    ((60, 80, np.nan), np.nan),           # in order so far, the last not within the budget: undecided
+    ((60, np.nan, np.nan), np.nan),
+    ((np.nan, np.nan, np.nan), np.nan),
+])
+def test_an_order_outcome_is_decided_by_ties_and_reversals_and_undecided_only_by_a_missing_last_probe(steps, outcome):
+    from icdenoise.studies.memory.claims import order_outcome
+
+    assert order_outcome(steps) == outcome or (np.isnan(outcome) and np.isnan(order_outcome(steps)))
+
+
+def induction_order(*seeds) -> dict:
+    """The frames of the order claims: one 2-layer SGD row per seed, its rank-recall steps in slide 20's order."""
+    rows = [{"layers": 2, "optimizer": "sgd", "seed": seed, "rank_learned_wov2": wov2, "rank_learned_wkq2": wkq2, "rank_learned_wkq1": wkq1}
+            for seed, (wov2, wkq2, wkq1) in enumerate(seeds)]
+    return {"induction_order": pd.DataFrame(rows)}
+
+
+def test_every_seed_fails_on_one_decided_break_whatever_the_undecided_seeds_and_waits_for_them_otherwise():
+    from icdenoise.records.claims import ledger
+    from icdenoise.studies.memory.claims import CLAIMS
+
+    spec = {"inconclusive": ["undecided_seed"], "paper_value": 1.0, "comparison": "at_least", "tolerance": 0.0, "tolerance_reason": "every seed"}
+    claim = {"induction_probe_order_sgd_every_seed": CLAIMS["induction_probe_order_sgd_every_seed"]}
+
+    def judged(*seeds):
+        row = ledger(claim, induction_order(*seeds), {"induction_probe_order_sgd_every_seed": spec}).iloc[0]
+        return row["verdict"], row["n_values"], row["why_inconclusive"]
+
+    # the GPU check's case: seed 2's W_KQ¹ learned at 2090 on one device and not within the budget on the other
+    cpu, gpu = judged((70, 70, 1960), (50, 50, np.nan), (60, 80, np.nan)), judged((70, 70, 2090), (50, 50, np.nan), (60, 80, 2090))
+    assert cpu[:2] == ("FAIL", 2) and gpu[:2] == ("FAIL", 3)
+    assert judged((60, 80, 900), (50, 70, 800))[:2] == ("PASS", 2)
+    verdict, values, why = judged((60, 80, 900), (50, 70, np.nan))
+    assert verdict == "INCONCLUSIVE" and values == 1 and why.startswith("undecided_seed: seed 1:")
+    verdict, _, why = judged((60, 80, np.nan), (50, np.nan, np.nan))
+    assert verdict == "INCONCLUSIVE" and "seeds 0, 1" in why
