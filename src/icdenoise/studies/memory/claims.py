@@ -276,14 +276,27 @@ def slides_order_every_seed(optimizer: str):
     W_KQ¹ reach the rank-recall threshold in that order with no ties at the recording resolution, 0 if the probes
     that reached it already break the order; a seed whose probes keep the order so far but whose W_KQ¹ (say) is not
     learned within the budget is left out here and makes the claim inconclusive by its rule `undecided_seed` when the
-    decided seeds all show the order. Every seed must show it, so the interval given is the range of the outcomes
-    (no t-interval: a 0 anywhere decides)."""
+    decided seeds all show the order. Every seed must show it (a 0 anywhere decides); the interval shown is the
+    exact 95% interval of the fraction of decided seeds in order (`clopper_pearson`), not a t-interval over 0/1
+    outcomes."""
     def measure(frames: Frames, spec: dict) -> Measurement:
         outcomes = _order_outcomes(frames, optimizer).dropna().to_numpy(float)
         if outcomes.size == 0:
             return Measurement(np.array([np.nan]))
-        return Measurement(outcomes, (float(outcomes.min()), float(outcomes.max())), "the range of the decided seeds' outcomes")
+        return Measurement(outcomes, clopper_pearson(int(outcomes.sum()), outcomes.size),
+                           "Clopper-Pearson interval of the fraction of decided seeds in order")
     return measure
+
+
+def clopper_pearson(successes: int, trials: int) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval of a binomial proportion at level LEVEL: the (1 − LEVEL)/2 quantile of
+    Beta(k, n − k + 1) and the (1 + LEVEL)/2 quantile of Beta(k + 1, n − k), with 0 for k = 0 and 1 for k = n."""
+    from scipy.stats import beta  # imported here: config validation loads this module, and scipy.stats is slow
+
+    tail = (1 - LEVEL) / 2
+    low = float(beta.ppf(tail, successes, trials - successes + 1)) if successes > 0 else 0.0
+    high = float(beta.ppf(1 - tail, successes + 1, trials - successes)) if successes < trials else 1.0
+    return low, high
 
 
 def undecided_seed(optimizer: str):

@@ -321,3 +321,13 @@ def test_every_seed_fails_on_one_decided_break_whatever_the_undecided_seeds_and_
     assert verdict == "INCONCLUSIVE" and values == 1 and why.startswith("undecided_seed: seed 1:")
     verdict, _, why = judged((60, 80, np.nan), (50, np.nan, np.nan))
     assert verdict == "INCONCLUSIVE" and "seeds 0, 1" in why
+
+
+@pytest.mark.parametrize("successes, trials", [(0, 3), (1, 3), (2, 3), (3, 3), (0, 1), (7, 20)])
+def test_the_order_claims_interval_is_the_exact_binomial_one(successes, trials):
+    from scipy.stats import binomtest
+
+    from icdenoise.studies.memory.claims import clopper_pearson
+
+    exact = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="exact")
+    assert clopper_pearson(successes, trials) == pytest.approx((exact.low, exact.high), abs=1e-12)
