@@ -4,7 +4,7 @@
 # of the same ledgers; the CUDA-only tests; the MSSA step at the paper's scale, each model alone and then
 # Figure 6's six runs sharing the GPU; then, with what time is left, gpu_check on the paper's sweeps (Figs. 3,
 # 4(a), 8). Run from the repository root on the device machine with the wheels of .whl/ carried (Snakemake
-# and what it needs that the machine's image lacks); every result goes to $OUT.
+# and what it needs that the machine's image lacks); every result goes to $OUT, packed as device-session.tgz.
 #   bash scripts/device_session.sh [seconds]     (default 540: the whole call's budget)
 # The CPU run of --studies is built on the device's cores unless runs/gpucpu/cpu is carried: a run built
 # elsewhere, at the same commit, with `gpu_check.py --studies --cpu-only --keep runs/gpucpu`.
@@ -14,6 +14,10 @@ end=$(( $(date +%s) + budget ))
 left() { echo $(( end - $(date +%s) )); }
 out=${OUT:-/tmp/device-out}
 mkdir -p "$out"
+pack() {  # the device tool brings back only a few files: everything goes back as one archive, whatever ends the call
+  tar czf /tmp/device-session.tgz -C "$out" . && find "$out" -mindepth 1 -delete && mv /tmp/device-session.tgz "$out/"
+}
+trap pack EXIT
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
