@@ -105,7 +105,10 @@ def test_a_claim_digest_changes_with_its_studys_code_and_never_with_the_executio
     files = {path.name for path in study_code_files(memory, repo / "workflow", trains_in_shared_stage(memory, config))}
     assert {"planted.py", "write_ledger.py", "claims.py", "train_memory_induction.py", "fits.py"} <= files
     assert "train_ensemble.py" not in files and "warmstart.py" not in files  # another stage's code; the plumbing
-    assert {"registration.py", "study_locks.py", "ledger_text.py", "pages.py"}.isdisjoint(files)  # the ledger's bookkeeping
+    for name, study in studies.items():  # the ledger's bookkeeping (and the provenance walk `built from` uses) is in no digest
+        names = {path.name for path in study_code_files(study, repo / "workflow", trains_in_shared_stage(study, config))}
+        assert {"registration.py", "study_locks.py", "ledger_text.py", "pages.py", "provenance.py"}.isdisjoint(names), name
+        assert ("transformers.py" in names) == (name == "mssa"), name  # the mssa device string: its own code only
     paths = {path.parts[-2:] for path in study_code_files(memory, repo / "workflow", False)}
     assert {("records", "claims.py"), ("memory", "claims.py"), ("records", "artifacts.py")} <= paths  # verdicts, tables
     assert "train_ensemble.py" in {path.name for path in study_code_files(onelayer, repo / "workflow", True)}
@@ -114,19 +117,3 @@ def test_a_claim_digest_changes_with_its_studys_code_and_never_with_the_executio
     assert study_code(memory, config, repo / "workflow") == study_code(memory, config, repo / "workflow")
     changed = {**config, "execution": {**config["execution"], "training": {"device": "cpu", "threads": 7}}}
     assert onelayer.claim_settings(changed) == onelayer.claim_settings(config)
-
-
-def test_the_devices_in_built_from_and_the_mssa_device_string_re_register_no_other_study(repo):
-    # the devices in `built from` are the ledger's bookkeeping (registration, study_locks, provenance), and the device
-    # string is the mssa study's own code (studies/mssa/transformers.py): neither is in another study's digest
-    from icdenoise.pipeline.codedeps import study_code_files, trains_in_shared_stage
-    from icdenoise.pipeline.config import load_yaml, validate_config
-
-    config = load_yaml(repo / "config" / "config.yaml")
-    for name, study in validate_config(config, repo / "workflow" / "schemas").items():
-        files = {path.relative_to(repo).as_posix() for path in study_code_files(study, repo / "workflow", trains_in_shared_stage(study, config))}
-        records = {f"src/icdenoise/records/{module}.py" for module in ("ledger_text", "registration", "study_locks", "pages", "provenance")}
-        assert not files & records, name
-        mssa = {file for file in files if file.startswith("src/icdenoise/studies/mssa/")}
-        assert bool(mssa) == (name == "mssa"), name
-        assert ("src/icdenoise/studies/mssa/transformers.py" in files) == (name == "mssa")
