@@ -85,6 +85,11 @@ def device_config(device: str) -> str:
     return yaml.safe_dump(config)
 
 
+def package_env() -> dict[str, str]:
+    """The environment of a Snakemake call: this checkout's package first on PYTHONPATH."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
+
+
 def run_stages(device: str, cores: int, workdir: Path, configfiles: list[Path], targets: list[str], gpus: int,
                stages: dict[str, list[str]]) -> tuple[dict[str, float], Path]:
     """Build `targets` in `workdir` on `device`, `gpus` jobs at a time on the GPU, one Snakemake call per stage
@@ -93,11 +98,10 @@ def run_stages(device: str, cores: int, workdir: Path, configfiles: list[Path], 
     root = configured_root(workdir / "config" / "config.yaml", configfiles)
     command = [sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", str(cores), "--quiet",
                "--resources", f"gpu={gpus}", "--configfile", *map(str, configfiles), "device.yaml"]
-    python_path = os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))
     walls = {}
     for stage, selection in stages.items():
         started = time.perf_counter()
-        result = subprocess.run(command + selection, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": python_path})
+        result = subprocess.run(command + selection, cwd=workdir, capture_output=True, text=True, env=package_env())
         if result.returncode != 0:
             sys.exit(f"the {device} run failed in its {stage} stage:\n{result.stderr[-4000:]}")
         walls[stage] = time.perf_counter() - started
@@ -126,8 +130,7 @@ def settle_times(run: Path, configfiles: list[Path], targets: list[str]) -> None
     root = configured_root(run / "config" / "config.yaml", configfiles)
     result = subprocess.run([sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", "1", "--touch",
                              "--rerun-triggers", "mtime", "--quiet", "--configfile", *map(str, configfiles), "device.yaml"],
-                            cwd=run, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))})
+                            cwd=run, capture_output=True, text=True, env=package_env())
     if result.returncode != 0:
         sys.exit(f"--cpu-run {run}: snakemake --touch failed:\n{result.stderr[-4000:]}")
 
