@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # One device call, everything measured in one go (docs/performance.md): the card; gpu_check --studies, which
-# runs the studies' device jobs again on the GPU and compares their tables and every verdict with a CPU run
-# of the same ledgers; the CUDA-only tests; the MSSA step at the paper's scale, each model alone and then
-# Figure 6's six runs sharing the GPU; then, with what time is left, gpu_check on the paper's sweeps (Figs. 3,
-# 4(a), 8). Run from the repository root on the device machine with the wheels of .whl/ carried (Snakemake
-# and what it needs that the machine's image lacks); every result goes to $OUT, packed as device-session.tgz.
+# runs the device jobs of the onelayer ensembles and of the studies again on the GPU and compares their tables
+# and every verdict with a CPU run of the same ledgers; the CUDA-only tests; the MSSA step at the paper's scale,
+# each model alone, in float32 and in TF32 (timing only); then, with what time is left, gpu_check on the
+# paper's sweeps (Figs. 3, 4(a), 8). Run from the repository root on the device machine with the wheels of
+# .whl/ carried (Snakemake and what it needs that the machine's image lacks); every result goes to $OUT, packed
+# as device-session.tgz.
 #   bash scripts/device_session.sh [seconds]     (default 540: the whole call's budget)
 # The CPU run of --studies is built on the device's cores unless runs/gpucpu/cpu is carried: a run built
 # elsewhere, at the same commit, with `gpu_check.py --studies --cpu-only --keep runs/gpucpu`.
@@ -35,21 +36,15 @@ done
 echo "== CUDA tests ($(left) s left)"
 timeout $(( $(left) > 60 ? 60 : $(left) - 5 )) python3 -m pytest -q -p no:cacheprovider tests/unit/studies/mssa/test_mssa_static_training.py tests/unit/maths/test_adam.py 2>&1 | tail -15 | tee "$out/pytest.log"
 
-echo "== mssa_step_bench: each model alone, then Figure 6's six runs sharing the GPU ($(left) s left)"
-if (( $(left) > 150 )); then
-  timeout 50 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 \
-    --out "$out/mssa_alone.csv" 2>&1 | tee "$out/bench_alone.log" | tail -6
-  for copy in 1 2; do
-    for model in mssa mhsa transformer; do
-      timeout 60 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 --workers 2 --models "$model" \
-        --out "$out/mssa_shared_${model}_$copy.csv" > "$out/bench_shared_${model}_$copy.log" 2>&1 &
-    done
-  done
-  wait
-  tail -n 3 "$out"/bench_shared_*.log
-fi
+echo "== mssa_step_bench: each model alone, in float32 and then in TF32 ($(left) s left)"
+for precision in highest high; do
+  if (( $(left) > 120 )); then
+    timeout 50 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 --precision "$precision" \
+      --out "$out/mssa_alone_$precision.csv" 2>&1 | tee "$out/bench_alone_$precision.log" | tail -6
+  fi
+done
 echo "== gpu_check, the paper's sweeps ($(left) s left)"
-if (( $(left) > 120 )); then
+if (( $(left) > 240 )); then
   timeout $(( $(left) - 10 )) python3 scripts/gpu_check.py 2>&1 | tee "$out/gpu_check_paper.log" | tail -60
 fi
 echo "== done ($(left) s left)"

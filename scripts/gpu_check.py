@@ -69,8 +69,10 @@ STUDY_TARGETS = ["results/train/alltoken_mixture/L50/alltoken_learned/losses.par
                  "results/mssa/regression/sparse/mssa/seed0/errors.parquet",
                  "results/memory/induction/layers2_adam_seed0.parquet"]
 STEP_COLUMNS = ("step", "epoch")
-# --studies: the ledgers fed by the studies' device jobs, built on both devices; every verdict must agree.
-STUDY_LEDGERS = ["figures/alltoken/claims.parquet", "figures/mssa/claims.parquet", "figures/memory/claims.parquet"]
+# --studies: the ledgers fed by the device jobs (the onelayer ensembles' and the studies'), built on both devices;
+# every verdict must agree.
+STUDY_LEDGERS = ["figures/onelayer/claims.parquet", "figures/alltoken/claims.parquet", "figures/mssa/claims.parquet",
+                 "figures/memory/claims.parquet"]
 
 
 def device_config(device: str) -> str:

@@ -15,7 +15,8 @@ logged after the losses are on the host, so the GPU has finished those steps). T
 the same prompts from the same weights, so their recorded losses agree to rounding: the table gives the
 largest relative difference when both loops ran (`--loops`). Several of these processes
 at once on one GPU (one `--models` each) time the steps of runs sharing it. `--tiny` swaps the paper's sizes for width 16, 2 heads, 2 layers and batch 8,
-to check the plumbing on a CPU.
+to check the plumbing on a CPU. `--precision high` times the step with TF32 matrix products, which the
+pipeline never uses (icdenoise.maths.runtime): what a TF32 registration would buy.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from benchmark import merged_config  # noqa: E402
 
 import pandas as pd  # noqa: E402
+import torch  # noqa: E402
 
 from icdenoise.maths.runtime import resolve_device  # noqa: E402
 from icdenoise.studies.mssa.transformers import build_model, parameter_count, train_per_step, train_static  # noqa: E402
@@ -78,6 +80,9 @@ def main() -> None:
                         help="the loops to time (default both)")
     parser.add_argument("--configfile", type=Path, default=REPO / "config" / "mssa_paper_scale.yaml",
                         help="merged over config/config.yaml (default config/mssa_paper_scale.yaml)")
+    parser.add_argument("--precision", choices=["highest", "high"], default="highest",
+                        help="float32 matrix products on a GPU: highest (the pipeline's policy, full float32) or high "
+                             "(TF32, for timing only: no run of the pipeline uses it; default highest)")
     parser.add_argument("--out", type=Path, required=True, help="the table as CSV")
     args = parser.parse_args()
     if args.warmup < 1 or args.steps < 1:
@@ -86,6 +91,7 @@ def main() -> None:
     if args.tiny:
         block = {**block, **{key: value for key, value in TINY.items() if key != "layers"}}
     device = resolve_device(args.device)
+    torch.set_float32_matmul_precision(args.precision)  # after resolve_device, which sets the pipeline's "highest"
     print(f"{args.configfile.name}{' (tiny)' if args.tiny else ''}: d {block['d']}, width {block['width']}, {block['heads']} heads, "
           f"batch {block['batch']}, {block['examples']} examples; {args.warmup} + {args.steps} steps per loop on {device}", flush=True)
     rows = []
@@ -96,7 +102,7 @@ def main() -> None:
         started = time.perf_counter()
         row = {"model": architecture, "layers": layers, "parameters": parameter_count(build_model(
                    architecture, block["d"], block["width"], block["heads"], layers, block["examples"], 0)),
-               "device": str(device), "steps_timed": args.steps}
+               "device": str(device), "precision": args.precision, "steps_timed": args.steps}
         curves = {}
         for name, loop, extra in (("per_step", train_per_step, {}), ("static", train_static, {"workers": args.workers})):
             if name in args.loops:
