@@ -71,7 +71,7 @@ STUDY_TARGETS = ["results/train/alltoken_mixture/L50/alltoken_learned/losses.par
 STEP_COLUMNS = ("step", "epoch")
 # --studies: the ledgers fed by the device jobs (the onelayer ensembles' and the studies'), built on both devices;
 # every verdict must agree.
-STUDY_LEDGERS = ["figures/onelayer/claims.parquet", "figures/alltoken/claims.parquet", "figures/mssa/claims.parquet",
+STUDY_LEDGERS = ["figures/claims.parquet", "figures/alltoken/claims.parquet", "figures/mssa/claims.parquet",
                  "figures/memory/claims.parquet"]
 
 
