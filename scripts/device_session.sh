@@ -2,10 +2,10 @@
 # One device call, everything measured in one go (docs/performance.md): the card; gpu_check --studies, which
 # runs the device jobs of the onelayer ensembles and of the studies again on the GPU and compares their tables
 # and every verdict with a CPU run of the same ledgers; the CUDA-only tests; the MSSA step at the paper's scale,
-# each model alone, in float32 and in TF32 (timing only); then, with what time is left, gpu_check on the
-# paper's sweeps (Figs. 3, 4(a), 8). Run from the repository root on the device machine with the wheels of
-# .whl/ carried (Snakemake and what it needs that the machine's image lacks); every result goes to $OUT, packed
-# as device-session.tgz.
+# each model alone, in float32 and in TF32 (timing only); then, with what time is left, one exploratory run of
+# the transformer at the paper's scale in TF32 (its recorded curve; it decides no claim). Run from the
+# repository root on the device machine with the wheels of .whl/ carried (Snakemake and what it needs that the
+# machine's image lacks); every result goes to $OUT, packed as device-session.tgz.
 #   bash scripts/device_session.sh [seconds]     (default 540: the whole call's budget)
 # The CPU run of --studies is built on the device's cores unless runs/gpucpu/cpu is carried: a run built
 # elsewhere, at the same commit, with `gpu_check.py --studies --cpu-only --keep runs/gpucpu`.
@@ -43,8 +43,13 @@ for precision in highest high; do
       --out "$out/mssa_alone_$precision.csv" 2>&1 | tee "$out/bench_alone_$precision.log" | tail -6
   fi
 done
-echo "== gpu_check, the paper's sweeps ($(left) s left)"
-if (( $(left) > 240 )); then
-  timeout $(( $(left) - 10 )) python3 scripts/gpu_check.py 2>&1 | tee "$out/gpu_check_paper.log" | tail -60
+echo "== exploratory: the transformer at the paper's scale in TF32, as many steps as are left ($(left) s left)"
+if (( $(left) > 90 )); then
+  precision=high
+  ms=$(python3 -c "import pandas as pd; t = pd.read_csv('$out/mssa_alone_high.csv'); print(float(t.loc[t.model == 'transformer', 'static_ms'].iloc[0]))" 2>/dev/null || echo 10)
+  steps=$(python3 -c "print(min(49500, int(($(left) - 45) * 1000 / $ms / 500) * 500))")
+  echo "$steps steps at about $ms ms"
+  timeout $(( $(left) - 5 )) python3 scripts/mssa_step_bench.py --device cuda --loops static --models transformer --precision "$precision" \
+    --warmup 500 --steps "$steps" --out "$out/plateau.csv" --curves "$out/plateau_curve.csv" 2>&1 | tail -4 | tee "$out/plateau.log"
 fi
 echo "== done ($(left) s left)"

@@ -84,6 +84,7 @@ def main() -> None:
                         help="float32 matrix products on a GPU: highest (the pipeline's policy, full float32) or high "
                              "(TF32, for timing only: no run of the pipeline uses it; default highest)")
     parser.add_argument("--out", type=Path, required=True, help="the table as CSV")
+    parser.add_argument("--curves", type=Path, help="also every loop's recorded curve, as CSV (model and loop columns added)")
     args = parser.parse_args()
     if args.warmup < 1 or args.steps < 1:
         parser.error("--warmup and --steps must be positive")
@@ -94,7 +95,7 @@ def main() -> None:
     torch.set_float32_matmul_precision(args.precision)  # after resolve_device, which sets the pipeline's "highest"
     print(f"{args.configfile.name}{' (tiny)' if args.tiny else ''}: d {block['d']}, width {block['width']}, {block['heads']} heads, "
           f"batch {block['batch']}, {block['examples']} examples; {args.warmup} + {args.steps} steps per loop on {device}", flush=True)
-    rows = []
+    rows, recorded = [], []
     for architecture, options in block["models"].items():
         if args.models and architecture not in args.models:
             continue
@@ -109,6 +110,7 @@ def main() -> None:
                 curves[name], row[f"{name}_ms"], row[f"{name}_start_s"] = timed(loop, architecture, block, layers, args.steps,
                                                                                  args.warmup, device, **extra)
         row["records"] = len(next(iter(curves.values())))
+        recorded += [curve.assign(model=architecture, loop=name) for name, curve in curves.items()]
         if len(curves) == 2:
             per_step, static = curves["per_step"], curves["static"]
             if list(per_step["step"]) != list(static["step"]):
@@ -122,6 +124,9 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out, index=False)
     print(f"written {args.out}")
+    if args.curves:
+        pd.concat(recorded).to_csv(args.curves, index=False)
+        print(f"written {args.curves}")
 
 
 if __name__ == "__main__":
