@@ -16,5 +16,5 @@ def test_a_bad_config_shows_its_problems_under_their_file_with_suggestions_and_n
     assert "invalid configuration (" in output
     first_file = output.index("  in bad.yaml:\n")
     assert first_file < output.index("'epocks' was unexpected); did you mean epochs? (allowed keys: batch_size, epochs")
-    assert first_file < output.index("cases.linear.task: 'lineer' is not one of") < output.index("did you mean linear?")
+    assert first_file < output.index("cases.linear.task: 'lineer' is not an allowed value; did you mean linear?")
     assert "Traceback" not in output and 'File "' not in output and "ConfigError" not in output, output[-3000:]

@@ -5,12 +5,14 @@ study the config's ``studies`` block names, its ``workflow/schema.yaml`` (icdeno
 inserted as the property named after the study. `validate_config` reports every problem at once, each
 naming the offending key by its dotted path and saying what is allowed (for a misspelt key or value, the
 nearest allowed name: "did you mean epochs?") and, given the config files merged (`ConfigFiles`), grouped
-under the file that sets the key. In order: the ``studies`` block, then non-finite numbers, the schema's
-problems (integers must be integers: 4.0 is refused), a user's model classes (icdenoise.pipeline.user_models),
-the cross-key checks of the shared blocks, of every study and of the sweeps' keys, every sweep point's
-settings (icdenoise.pipeline.sweeps), the device, and a pre-flight estimate of the largest job's memory. It
-returns the loaded studies. In the workflow, `config_errors_end_the_run` shows a ConfigError as its message
-alone, without a traceback.
+under the file that sets the key. A key outside the names allowed there (an unknown claim id) is one
+problem, listing the allowed names once, without what its block would lack as such a key. In order: the
+``studies`` block, then non-finite numbers, the schema's problems (integers must be integers: 4.0 is
+refused), a user's model classes (icdenoise.pipeline.user_models), the cross-key checks of the shared
+blocks, of every study and of the sweeps' keys, every sweep point's settings (icdenoise.pipeline.sweeps),
+the device, and a pre-flight estimate of the largest job's memory. It returns the loaded studies. In the
+workflow, `config_errors_end_the_run` shows a ConfigError as its message alone,
+without a traceback.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def _allowed(error: jsonschema.ValidationError, defs: dict) -> str:
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
         return "allowed keys: " + ", ".join(sorted(resolve_ref(schema, defs).get("properties", {})))
     if "enum" in schema:
-        return "allowed values: " + ", ".join(map(str, schema["enum"]))
+        return f"allowed {'keys' if _is_key_error(error) else 'values'}: " + ", ".join(map(str, schema["enum"]))
     if error.validator == "anyOf":
         return "allowed: " + "; or ".join(option.get("description", "") for option in schema["anyOf"])
     if error.validator == "required":
@@ -178,17 +180,44 @@ def _is_key_error(error: jsonschema.ValidationError) -> bool:
     return "propertyNames" in error.schema_path
 
 
+def _message(error: jsonschema.ValidationError) -> str:
+    """What is wrong, in a few words: jsonschema's own message, except for a name outside its enum, whose
+    message would list the allowed names that `_allowed` states after it."""
+    if error.validator == "enum":
+        return f"{error.instance!r} is not an allowed {'key' if _is_key_error(error) else 'value'}"
+    return error.message
+
+
+def _refused_keys(errors: list[jsonschema.ValidationError]) -> set[tuple]:
+    """The paths of the keys that `errors` refuse as outside their enum (a study's claim ids): the schema
+    still checks such a key's value, against what any key there holds. (An object's unknown keys, refused by
+    additionalProperties or unevaluatedProperties, have their values checked by nothing; a key refused by its
+    form, a propertyNames pattern, has its value checked as the rightly named key's would be.)"""
+    return {(*error.absolute_path, error.instance) for error in errors if _is_key_error(error) and error.validator == "enum"}
+
+
+def _under(path: tuple, keys: set[tuple]) -> bool:
+    """`path` is one of `keys` or lies inside one."""
+    return any(path[:len(key)] == key for key in keys)
+
+
 def schema_findings(config: dict, schema: dict) -> list[tuple[str, tuple]]:
     """Each schema problem of `config` with the path of the key it is about: the unknown key itself for an
-    object's unknown key or a key outside its enum (so that its config file can be named)."""
+    object's unknown key or a key outside its enum (so that its config file can be named). A key refused by
+    its name is its only problem: what the schema would say of its value (the required keys of a claim that
+    does not exist) is left out."""
     validator, defs = VALIDATOR(schema), schema.get("$defs", {})
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
+    refused = _refused_keys(errors)
     findings = []
-    for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
+    for error in errors:
         path = tuple(error.absolute_path)
+        if _under(path, refused):
+            continue
         unknown, allowed_names = _unknown_names(error, defs)
         allowed = _allowed(error, defs)
         suggestion = _suggestion(unknown, allowed_names)
-        text = f"{_dotted(path)}: {error.message}" + (f"; {suggestion}" if suggestion else "")
+        text = f"{_dotted(path)}: {_message(error)}" + (f"; {suggestion}" if suggestion else "")
         text += f" ({allowed})" if allowed else ""
         if error.validator in ("additionalProperties", "unevaluatedProperties") and unknown:
             path = (*path, unknown[0])

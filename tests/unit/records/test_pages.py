@@ -1,4 +1,5 @@
-"""The report's HTML pages say what the Markdown says: one HTML row per table row, every cell's text."""
+"""The report's HTML pages say what the Markdown says: one HTML row per table row, every cell's text; a
+table's short columns wrap only between words."""
 
 from html.parser import HTMLParser
 
@@ -6,23 +7,27 @@ import numpy as np
 import pandas as pd
 
 from icdenoise.records.ledger_text import markdown
-from icdenoise.records.pages import markdown_page
+from icdenoise.records.pages import SHORT_BUDGET, SHORT_VALUE, markdown_page, short_columns
 
 
 class Cells(HTMLParser):
-    """The page's tables as lists of rows of cell texts, and its headings."""
+    """The page's tables as lists of rows of cell texts (and of the cells' classes), and its headings."""
 
     def __init__(self):
         super().__init__()
-        self.tables, self.headings, self._text, self._in = [], [], None, None
+        self.tables, self.classes, self.headings, self._text, self._in = [], [], [], None, None
 
     def handle_starttag(self, tag, attrs):
         if tag == "table":
             self.tables.append([])
+            self.classes.append([])
         elif tag == "tr":
             self.tables[-1].append([])
+            self.classes[-1].append([])
         elif tag in ("td", "th", "h1", "h2"):
             self._text, self._in = [], tag
+            if tag in ("td", "th"):
+                self.classes[-1][-1].append(dict(attrs).get("class"))
 
     def handle_data(self, data):
         if self._text is not None:
@@ -73,3 +78,41 @@ def test_an_undecided_verdict_is_in_italics_without_its_asterisks_and_tables_wra
     page = markdown_page("| verdict |\n|---|\n| *INCONCLUSIVE*: 2*3 is `a*b*` |\n", "A page")
     assert "<em>INCONCLUSIVE</em>: 2*3 is <code>a*b*</code>" in page
     assert "width: 100%" in page and "overflow-wrap: anywhere" in page
+
+
+def short_classes(table_classes) -> list[int]:
+    """The columns whose every cell, the header's included, has the class `short`."""
+    return [index for index in range(len(table_classes[0])) if all(row[index] == "short" for row in table_classes)]
+
+
+def test_short_columns_wrap_between_words_and_long_ones_anywhere_decided_per_table():
+    long_text = "a statement long enough to need several lines in its column"
+    page = markdown_page(
+        "| claim | verdict | statement | test |\n|---|---|---|---|\n"
+        f"| `fig3_linear_alpha_beta` | PASS | {long_text} | ± 0.01 |\n"
+        f"| `fig4a_power_law` | **FAIL** | short | ≤ paper + 0.05 |\n"
+        "\n"
+        "| claim | verdict |\n|---|---|\n| a | *INCONCLUSIVE*: the 95% interval reaches both sides |\n", "A page")
+    first, second = parsed(page).classes
+    assert short_classes(first) == [1, 3]  # verdict and test: every value at most SHORT_VALUE characters as shown
+    assert all(row[0] is None and row[2] is None for row in first)  # the claim ids and the statement wrap anywhere
+    assert short_classes(second) == [0]  # the same header, decided from this table's own values
+    assert '<td class="short"><strong>FAIL</strong></td>' in page and '<th class="short">verdict</th>' in page
+    assert "<td><em>INCONCLUSIVE</em>: the 95% interval reaches both sides</td>" in page
+    assert "*INCONCLUSIVE*" not in page and "**FAIL**" not in page
+    assert "th.short, td.short { overflow-wrap: normal; word-break: keep-all; }" in page
+
+
+def test_a_value_is_measured_as_shown_and_the_short_columns_keep_within_their_budget():
+    marked = "`" + "x" * SHORT_VALUE + "`"  # SHORT_VALUE characters once its backticks are gone
+    assert short_columns(["name"], [[marked]]) == {0}
+    assert short_columns(["name"], [["x" * (SHORT_VALUE + 1)]]) == set()
+    assert short_columns(["name"], []) == {0}  # no values: the header alone
+    widths = [10, 3, 12, 7, 11, 9, 13, 8]  # each column's longest word, at most SHORT_VALUE, together over the budget
+    assert max(widths) <= SHORT_VALUE and sum(widths) > SHORT_BUDGET
+    header = [f"c{index}" for index in range(len(widths))]
+    kept = short_columns(header, [["w" * width for width in widths]])
+    dropped = set(range(len(widths))) - kept
+    assert kept and dropped and sum(widths[index] for index in kept) <= SHORT_BUDGET
+    assert max(widths[index] for index in kept) <= min(widths[index] for index in dropped)  # the narrowest first
+    assert sum(widths[index] for index in kept) + min(widths[index] for index in dropped) > SHORT_BUDGET  # as many as fit
