@@ -11,8 +11,7 @@ problem, listing the allowed names once, without what its block would lack as su
 refused), a user's model classes (icdenoise.pipeline.user_models), the cross-key checks of the shared
 blocks, of every study and of the sweeps' keys, every sweep point's settings (icdenoise.pipeline.sweeps),
 the device, and a pre-flight estimate of the largest job's memory. It returns the loaded studies. In the
-workflow, `config_errors_end_the_run` shows a ConfigError as its message alone,
-without a traceback.
+workflow, `config_errors_end_the_run` shows a ConfigError as its message alone, without a traceback.
 """
 
 from __future__ import annotations
