@@ -1,23 +1,53 @@
+"""The integration tests' shared runs, and how pytest-xdist shares them (pyproject.toml runs the suite with
+`-n 2 --dist loadgroup`).
+
+Two load groups keep apart what must not run at once:
+- `smoke`: every test that reads or runs Snakemake in the smoke run (`smoke_run`) or a copy of it, one after the
+  other on one worker, as a session without xdist runs them;
+- `slurm`: every test that submits jobs to the one-node SLURM, on one worker, so that no two runs share its
+  node and a test waiting for its own job never waits behind another's.
+A `slurm` test also reads the smoke run's tables (to compare them with the cluster's). `runner.built_once` builds
+such a folder once per session, whichever worker asks first, and hands it to the other worker when it is
+complete. The `smoke` tests that write in the smoke run write only files the `slurm` tests never read (a test
+that runs a job again does so in a copy).
+"""
+
 import importlib.util
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
-from runner import EXPERIMENT_CONFIGS, copy_workflow, snakemake
+from runner import EXPERIMENT_CONFIGS, built_once, copy_workflow, snakemake
+
+GROUPS = {"slurm": {"slurm"}, "smoke": {"smoke_run"}}  # the group of a test using one of these fixtures; the first wins
 
 
-@pytest.fixture(scope="session")
-def smoke_run(repo, tmp_path_factory):
+def pytest_collection_modifyitems(items):
+    """Each test using a fixture of GROUPS (directly or through another fixture) joins that xdist load group."""
+    for item in items:
+        for group, fixtures in GROUPS.items():
+            if fixtures & set(getattr(item, "fixturenames", ())):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
+
+def build_smoke_run(repo: Path, folder: Path) -> None:
     """The smoke config's `all`, run locally with `-j 8`: more than most test machines' cores, so that
     the run also shows that a local -j never runs more threads than the machine has."""
-    workdir = copy_workflow(repo, tmp_path_factory.mktemp("smoke") / "workflow")
+    workdir = copy_workflow(repo, folder / "workflow")
     result = snakemake(workdir, "all", cores=("-j", "8"))
     assert result.returncode == 0, result.stderr[-4000:]
     (workdir / "snakemake.stderr").write_text(result.stderr)
     shutil.copy(workdir / ".snakemake" / "icdenoise" / "warmstart.log", workdir / "warmstart.log")  # later runs here write anew
-    return workdir
+
+
+@pytest.fixture(scope="session")
+def smoke_run(repo, tmp_path_factory):
+    """The finished smoke run's working directory (`build_smoke_run`), built once per session (`built_once`)."""
+    return built_once(tmp_path_factory, "smoke", lambda folder: build_smoke_run(repo, folder)) / "workflow"
 
 
 SECOND_RUN = {"run": {"name": "smoke_seed7"}, "dataset": {"seed": 7}}  # the smoke config with other datasets, under its own name

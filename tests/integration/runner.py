@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+
+from filelock import FileLock
 
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 SMOKE = Path("runs") / "smoke"  # the smoke config's run: its results/, figures/, logs/ and benchmarks/ (config/smoke.yaml)
@@ -40,6 +44,27 @@ def snakemake(workdir: Path, *args: str, configfile: str | list[str] = "config/s
         [SNAKEMAKE, *args, *cores, "--configfile", *configfiles],  # --configfile last: it takes several values
         cwd=workdir, capture_output=True, text=True, timeout=timeout, env=env,
     )
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder `name`, built by `build(folder)` once per test session: the first worker to ask builds it, under
+    a lock that the others wait on, and it counts as built only once `build` has returned (a failed build is
+    removed, and the next worker to ask tries again and fails with its own error)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # every worker's base folder lies in the session's
+    folder, done = shared / name, shared / f"{name}.built"
+    with FileLock(shared / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            try:
+                build(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            done.touch()
+    return folder
 
 
 WORKFLOW_FILES = ("workflow", "config", "profiles")  # besides the Snakefile; the studies' rules come with the package

@@ -3,6 +3,7 @@ is built by real Snakemake runs, locally beside the smoke run's results and thro
 shared code names it nowhere; its jobs get their sizes from its registration, its ledger joins the
 report's checks and its denoiser joins the leaderboard."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from runner import LEDGER_FIGURES, SMOKE, SNAKEMAKE, copy_workflow, planned_jobs, smoke_target
+from runner import LEDGER_FIGURES, SMOKE, SNAKEMAKE, built_once, copy_workflow, planned_jobs, smoke_target
 
 pytestmark = pytest.mark.integration
 
@@ -37,15 +38,26 @@ def test_no_shared_file_names_the_example_study(repo):
     assert listed.stdout == "", listed.stdout
 
 
-@pytest.fixture(scope="module")
-def beside_the_smoke_run(smoke_run, tmp_path_factory):
-    """A copy of the finished smoke run, then the example's target and the leaderboard with it registered."""
-    workdir = tmp_path_factory.mktemp("example") / "workflow"
+def build_beside(smoke_run: Path, folder: Path) -> None:
+    """A copy of the finished smoke run, then the example's target and the leaderboard with it registered; the
+    plan and the build's output are kept beside it."""
+    workdir = folder / "workflow"
     shutil.copytree(smoke_run, workdir, symlinks=True)
     plan = run(workdir, "-n", "all")
     built = run(workdir, "all")
     assert built.returncode == 0, built.stderr[-4000:]
-    return workdir, plan, built
+    for name, result in (("plan", plan), ("built", built)):
+        (folder / f"{name}.json").write_text(json.dumps([result.returncode, result.stdout, result.stderr]))
+
+
+@pytest.fixture(scope="module")
+def beside_the_smoke_run(smoke_run, tmp_path_factory):
+    """(working directory, plan, build) of `build_beside`, built once per session (runner.built_once): the
+    SLURM test on another worker compares with it."""
+    folder = built_once(tmp_path_factory, "example", lambda folder: build_beside(smoke_run, folder))
+    plan, built = (subprocess.CompletedProcess(["snakemake"], *json.loads((folder / f"{name}.json").read_text()))
+                   for name in ("plan", "built"))
+    return folder / "workflow", plan, built
 
 
 def test_registering_a_study_plans_its_jobs_and_reruns_only_the_ledgers_and_leaderboard(beside_the_smoke_run):

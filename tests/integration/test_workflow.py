@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 
 import pandas as pd
 import pytest
@@ -263,10 +264,14 @@ def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_
     ])) | onelayer_figures | set().union(*map(figure_files, LEDGER_FIGURES))
 
 
-def test_retraining_gives_bit_identical_parquet(smoke_run):
-    outputs = [smoke_run / SMOKE / "results/train/gmm/L20/softmax" / f"{kind}.parquet" for kind in ("losses", "weights")]
+def test_retraining_gives_bit_identical_parquet(smoke_run, tmp_path):
+    """In a copy of the smoke run: Snakemake removes a job's outputs before it runs again, and the SLURM test
+    may be reading the smoke run's (conftest)."""
+    workdir = tmp_path / "workflow"
+    shutil.copytree(smoke_run, workdir, symlinks=True)
+    outputs = [workdir / SMOKE / "results/train/gmm/L20/softmax" / f"{kind}.parquet" for kind in ("losses", "weights")]
     before = [path.read_bytes() for path in outputs]
-    result = snakemake(smoke_run, "--force", str(outputs[0].relative_to(smoke_run)))
+    result = snakemake(workdir, "--force", str(outputs[0].relative_to(workdir)))
     assert result.returncode == 0, result.stderr[-4000:]
     assert [path.read_bytes() for path in outputs] == before
 
