@@ -8,7 +8,8 @@
 # machine's image lacks); every result goes to $OUT, packed as device-session.tgz.
 #   bash scripts/device_session.sh [seconds]     (default 540: the whole call's budget)
 # The CPU run of --studies is built on the device's cores unless runs/gpucpu/cpu is carried: a run built
-# elsewhere, at the same commit, with `gpu_check.py --studies --cpu-only --keep runs/gpucpu`.
+# elsewhere, at the same commit, with `gpu_check.py --studies --cpu-only --keep runs/gpucpu`. Its results/datasets
+# (most of its bytes) may stay behind: the check draws them again and compares them with its datasets.json.
 set -uo pipefail
 budget=${1:-540}
 end=$(( $(date +%s) + budget ))

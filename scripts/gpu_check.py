@@ -30,6 +30,8 @@ comparison, each training job of the figures is printed against its floor on the
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -40,6 +42,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,6 +126,38 @@ def build(device: str, cores: int, workdir: Path, configfiles: list[Path], targe
     if trained_only:
         del stages["rest"]
     return run_stages(device, cores, workdir, configfiles, targets, gpus, stages)
+
+
+DATASETS = "results/datasets"  # the prompts: most of a kept run's bytes (355 MB of 365 for --studies), cheap to draw again
+
+
+def dataset_digests(run: Path) -> dict[str, str]:
+    """Each dataset table of a finished run (its folder, the root of its results/): a digest of its columns (Arrow
+    IPC without the schema's metadata), not of its file, whose metadata names when and where it was written."""
+    digests = {}
+    for path in sorted((run / DATASETS).rglob("*.parquet")):
+        sink = pa.BufferOutputStream()
+        table = pq.read_table(path).replace_schema_metadata(None)
+        with pa.ipc.new_stream(sink, table.schema) as stream:
+            stream.write_table(table)
+        digests[str(path.relative_to(run))] = hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest()
+    return digests
+
+
+def redraw_datasets(run: Path, cores: int, configfiles: list[Path], targets: list[str]) -> str:
+    """A kept run carried without its datasets (`--cpu-only` lists their digests in datasets.json): draw them again
+    here (`--forcerun sample_prompts --until sample_prompts`: the jobs downstream of them are up to date without
+    them), and say how many have the values the kept run trained on."""
+    root = configured_root(run / "config" / "config.yaml", configfiles)
+    result = subprocess.run([sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", str(cores),
+                             "--forcerun", "sample_prompts", "--until", "sample_prompts", "--rerun-triggers", "mtime", "--quiet", "--configfile", *map(str, configfiles), "device.yaml"],
+                            cwd=run, capture_output=True, text=True, env=package_env())
+    if result.returncode != 0:
+        sys.exit(f"--cpu-run {run}: drawing its datasets again failed:\n{result.stderr[-4000:]}")
+    kept, drawn = json.loads((run / "datasets.json").read_text()), dataset_digests(run / root)
+    same = sum(drawn.get(name) == digest for name, digest in kept.items())
+    return (f"the kept run's {len(kept)} datasets drawn again on this machine: {same} with the same values"
+            + ("" if same == len(kept) == len(drawn) else f", {len(kept) - same} different or missing (a difference downstream may come from them)"))
 
 
 def settle_times(run: Path, configfiles: list[Path], targets: list[str]) -> None:
@@ -283,6 +319,8 @@ def main() -> None:
             continue
         if run == "cpu" and args.cpu_run:
             runs[run] = args.cpu_run.resolve()
+            if (runs[run] / "datasets.json").is_file() and not (runs[run] / DATASETS).is_dir():
+                print(redraw_datasets(runs[run], args.cores, configfiles, targets), flush=True)
             settle_times(runs[run], configfiles, targets)
             continue
         if run != "cpu" and args.cpu_only:
@@ -297,7 +335,9 @@ def main() -> None:
         print(f"{run} ({device}, {gpus} GPU job(s) at a time): " + ", ".join(f"{stage} {wall:.1f} s" for stage, wall in walls[run].items())
               + " of wall time", flush=True)
     if args.cpu_only:
-        print(f"the CPU run is in {scratch / 'cpu'}: carry it and give it to --cpu-run")
+        (scratch / "cpu" / "datasets.json").write_text(json.dumps(dataset_digests(runs["cpu"]), indent=1) + "\n")
+        print(f"the CPU run is in {scratch / 'cpu'}: carry it and give it to --cpu-run; carried without its {DATASETS}, "
+              "it draws them again there and compares them with datasets.json")
         return
     label = args.device if args.device != "cpu" else "device"
     times = pd.concat({"cpu": training_times(runs["cpu"], rules), label: training_times(runs["device"], rules)}, axis=1)

@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from gpu_check import STUDY_LEDGERS, STUDY_TARGETS, curve_agreement, device_config, study_agreement, verdict_agreement
+from gpu_check import (DATASETS, STUDY_LEDGERS, STUDY_TARGETS, curve_agreement, dataset_digests, device_config, study_agreement,
+                       verdict_agreement)
 
 from icdenoise.pipeline.config import device_keys, load_yaml, setting
 from icdenoise.pipeline.registry import load_studies
@@ -89,3 +90,20 @@ def test_verdicts_are_compared_claim_by_claim_and_a_flip_is_outside(tmp_path):
     lines = verdict_agreement(*roots)
     assert lines[0] == f"{STUDY_LEDGERS[0]} a: cpu PASS (1), cuda FAIL (0.9) DIFFERENT"
     assert lines[1] == f"{STUDY_LEDGERS[0]}: 1 of 2 claims with the same verdict on both devices (OUTSIDE)"
+
+
+def test_a_datasets_digest_follows_its_values_not_its_files_metadata(tmp_path):
+    """A dataset drawn again elsewhere is written with other provenance: the digest must not see that, and must
+    see one value changed."""
+    frame = pd.DataFrame({"x": [[0.5, 1.5], [2.5, 3.5]], "y": [1.0, 2.0]})
+    runs = {name: tmp_path / name for name in ("kept", "again", "changed")}
+    for name, run in runs.items():
+        (run / DATASETS / "case").mkdir(parents=True)
+        table = frame.assign(y=[1.0, 2.0 + (name == "changed") * 1e-12])
+        table.attrs["written"] = name  # pandas keeps attrs in the file's metadata
+        table.to_parquet(run / DATASETS / "case" / "L20.parquet")
+    files = {name: (run / DATASETS / "case" / "L20.parquet").read_bytes() for name, run in runs.items()}
+    assert files["again"] != files["kept"]
+    digests = {name: dataset_digests(run) for name, run in runs.items()}
+    assert list(digests["kept"]) == [f"{DATASETS}/case/L20.parquet"]
+    assert digests["again"] == digests["kept"] != digests["changed"]
