@@ -35,7 +35,7 @@ for ledger in /tmp/keep/device/figures/*/claims.md /tmp/keep/device/figures/*/cl
 done
 
 echo "== CUDA tests ($(left) s left)"
-timeout $(( $(left) > 60 ? 60 : $(left) - 5 )) python3 -m pytest -q -p no:cacheprovider tests/unit/studies/mssa/test_mssa_static_training.py tests/unit/maths/test_adam.py 2>&1 | tail -15 | tee "$out/pytest.log"
+timeout $(( $(left) > 60 ? 60 : $(left) - 5 )) python3 -m pytest -q -p no:cacheprovider -o addopts= tests/unit/studies/mssa/test_mssa_static_training.py tests/unit/maths/test_adam.py 2>&1 | tail -15 | tee "$out/pytest.log"
 
 echo "== mssa_step_bench: each model alone, in float32 and then in TF32 ($(left) s left)"
 for precision in highest high; do
