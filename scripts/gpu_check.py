@@ -155,9 +155,9 @@ def redraw_datasets(run: Path, cores: int, configfiles: list[Path], targets: lis
     if result.returncode != 0:
         sys.exit(f"--cpu-run {run}: drawing its datasets again failed:\n{result.stderr[-4000:]}")
     kept, drawn = json.loads((run / "datasets.json").read_text()), dataset_digests(run / root)
-    same = sum(drawn.get(name) == digest for name, digest in kept.items())
-    return (f"the kept run's {len(kept)} datasets drawn again on this machine: {same} with the same values"
-            + ("" if same == len(kept) == len(drawn) else f", {len(kept) - same} different or missing (a difference downstream may come from them)"))
+    differ = [name for name, digest in kept.items() if drawn.get(name) != digest]
+    return (f"the kept run's {len(kept)} datasets drawn again on this machine: {len(kept) - len(differ)} with the same values"
+            + (f"; different or missing (a difference downstream may come from them): {', '.join(differ)}" if differ else ""))
 
 
 def settle_times(run: Path, configfiles: list[Path], targets: list[str]) -> None:
