@@ -6,6 +6,7 @@ Two load groups keep apart what must not run at once:
   other on one worker, as a session without xdist runs them;
 - `slurm`: every test that submits jobs to the one-node SLURM, on one worker, so that no two runs share its
   node and a test waiting for its own job never waits behind another's.
+Every other integration module is a group of its own; unit tests are spread one by one.
 A `slurm` test also reads the smoke run's tables (to compare them with the cluster's). `runner.built_once` builds
 such a folder once per session, whichever worker asks first, and hands it to the other worker when it is
 complete. The `smoke` tests that write in the smoke run write only files the `slurm` tests never read (a test
@@ -26,12 +27,17 @@ GROUPS = {"slurm": {"slurm"}, "smoke": {"smoke_run"}}  # the group of a test usi
 
 
 def pytest_collection_modifyitems(items):
-    """Each test using a fixture of GROUPS (directly or through another fixture) joins that xdist load group."""
+    """Each test using a fixture of GROUPS (directly or through another fixture) joins that xdist load group;
+    every other integration test, its module's group, so that a module's tests run one after the other on one
+    worker and its module-scoped fixtures are built once (a scattered module would build them on both workers,
+    and again after each test of another module)."""
     for item in items:
-        for group, fixtures in GROUPS.items():
-            if fixtures & set(getattr(item, "fixturenames", ())):
-                item.add_marker(pytest.mark.xdist_group(group))
-                break
+        names = set(getattr(item, "fixturenames", ()))
+        group = next((group for group, fixtures in GROUPS.items() if fixtures & names), None)
+        if group is None and "integration" in item.nodeid.split("::")[0].split("/"):
+            group = item.nodeid.split("::")[0]
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def build_smoke_run(repo: Path, folder: Path) -> None:

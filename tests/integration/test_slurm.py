@@ -56,7 +56,7 @@ def run_and_cancel(workdir: Path, configfile: str) -> tuple[subprocess.Completed
     return subprocess.CompletedProcess(process.args, process.returncode, output, ""), job_id
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # not module: built once however xdist orders the `slurm` group (conftest)
 def cluster_runs(slurm, repo, tmp_path_factory):
     """The smoke config with one long training job, cancelled; then the smoke config's CLUSTER_TARGETS, to the end."""
     workdir = copy_workflow(repo, tmp_path_factory.mktemp("slurm") / "workflow")
