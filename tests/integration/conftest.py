@@ -17,6 +17,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from runner import EXPERIMENT_CONFIGS, built_once, copy_workflow, snakemake
 GROUPS = {"slurm": {"slurm"}, "smoke": {"smoke_run"}}  # the group of a test using one of these fixtures; the first wins
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the marks into each test's id
 def pytest_collection_modifyitems(items):
     """Each test using a fixture of GROUPS (directly or through another fixture) joins that xdist load group;
     every other integration test, its module's group, so that a module's tests run one after the other on one
@@ -35,9 +37,23 @@ def pytest_collection_modifyitems(items):
         names = set(getattr(item, "fixturenames", ()))
         group = next((group for group, fixtures in GROUPS.items() if fixtures & names), None)
         if group is None and "integration" in item.nodeid.split("::")[0].split("/"):
-            group = item.nodeid.split("::")[0]
+            group = Path(item.nodeid.split("::")[0]).name
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")  # after xdist's
+def pytest_collection_modifyitems_grouped(config, items):  # pytest registers only pytest_* names
+    """Under `--dist loadgroup`, xdist writes each grouped test's group into its id, which is all its scheduler
+    reads. pytest 9.2 stopped honouring that write (pytest-xdist issue 1386), and the groups were then silently
+    ignored: stop here instead of running the smoke and SLURM tests on both workers at once."""
+    if hasattr(config, "workerinput") and config.getvalue("loadgroup"):  # in a worker, under loadgroup
+        lost = [item.nodeid for item in items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+        if lost:
+            message = (f"pytest-xdist did not group {len(lost)} tests (first: {lost[0]}): this pytest breaks --dist loadgroup; "
+                       "use the pytest that pyproject.toml pins, or run with -n 0")
+            sys.stderr.write(f"\n{message}\n")  # xdist shows a worker's collection error as an internal error without it
+            raise pytest.UsageError(message)
 
 
 def build_smoke_run(repo: Path, folder: Path) -> None:
