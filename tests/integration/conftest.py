@@ -32,14 +32,21 @@ def pytest_collection_modifyitems(items):
     """Each test using a fixture of GROUPS (directly or through another fixture) joins that xdist load group;
     every other integration test, its module's group, so that a module's tests run one after the other on one
     worker and its module-scoped fixtures are built once (a scattered module would build them on both workers,
-    and again after each test of another module)."""
+    and again after each test of another module). The groups of GROUPS come first (a stable sort)."""
+    groups = {}
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         group = next((group for group, fixtures in GROUPS.items() if fixtures & names), None)
+        groups[item] = group
         if group is None and "integration" in item.nodeid.split("::")[0].split("/"):
             group = Path(item.nodeid.split("::")[0]).name
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    # The two long groups first, so that each starts at once on a worker of its own and the rest fill in beside
+    # them; in `slurm`, the tests that need no smoke run first, while the other worker builds it.
+    order = {"slurm": 0, "smoke": 2}
+    items.sort(key=lambda item: (order.get(groups[item], 3) + ("smoke_run" in getattr(item, "fixturenames", ())
+                                                               and groups[item] == "slurm")))
 
 
 @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")  # after xdist's
