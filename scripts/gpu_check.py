@@ -96,14 +96,21 @@ def package_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")]))}
 
 
+def snakemake_command(workdir: Path, configfiles: list[Path], targets: list[str], *options: str) -> list[str]:
+    """`snakemake` for `targets` of the run configured in `workdir` with `configfiles` and the device's config, with
+    `options` (--configfile last: it takes several values)."""
+    root = configured_root(workdir / "config" / "config.yaml", configfiles)
+    return [sys.executable, "-m", "snakemake", *(root + target for target in targets), *options, "--configfile",
+            *map(str, configfiles), "device.yaml"]
+
+
 def run_stages(device: str, cores: int, workdir: Path, configfiles: list[Path], targets: list[str], gpus: int,
                stages: dict[str, list[str]]) -> tuple[dict[str, float], Path]:
     """Build `targets` in `workdir` on `device`, `gpus` jobs at a time on the GPU, one Snakemake call per stage
     (its extra arguments): each stage's wall time, and the folder of the run built (its root)."""
     (workdir / "device.yaml").write_text(device_config(device))
     root = configured_root(workdir / "config" / "config.yaml", configfiles)
-    command = [sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", str(cores), "--quiet",
-               "--resources", f"gpu={gpus}", "--configfile", *map(str, configfiles), "device.yaml"]
+    command = snakemake_command(workdir, configfiles, targets, "--cores", str(cores), "--quiet", "--resources", f"gpu={gpus}")
     walls = {}
     for stage, selection in stages.items():
         started = time.perf_counter()
@@ -149,9 +156,9 @@ def redraw_datasets(run: Path, cores: int, configfiles: list[Path], targets: lis
     here (`--forcerun sample_prompts --until sample_prompts`: the jobs downstream of them are up to date without
     them), and say how many have the values the kept run trained on."""
     root = configured_root(run / "config" / "config.yaml", configfiles)
-    result = subprocess.run([sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", str(cores),
-                             "--forcerun", "sample_prompts", "--until", "sample_prompts", "--rerun-triggers", "mtime", "--quiet", "--configfile", *map(str, configfiles), "device.yaml"],
-                            cwd=run, capture_output=True, text=True, env=package_env())
+    command = snakemake_command(run, configfiles, targets, "--cores", str(cores), "--forcerun", "sample_prompts", "--until",
+                                "sample_prompts", "--rerun-triggers", "mtime", "--quiet")
+    result = subprocess.run(command, cwd=run, capture_output=True, text=True, env=package_env())
     if result.returncode != 0:
         sys.exit(f"--cpu-run {run}: drawing its datasets again failed:\n{result.stderr[-4000:]}")
     kept, drawn = json.loads((run / "datasets.json").read_text()), dataset_digests(run / root)
@@ -165,10 +172,8 @@ def settle_times(run: Path, configfiles: list[Path], targets: list[str]) -> None
     first (`snakemake --touch`, mtime trigger only): a copy need not keep them, and a job whose inputs look
     newer would otherwise run again. A job out of date for another reason (its code or parameters) is left
     alone, so that it still runs again."""
-    root = configured_root(run / "config" / "config.yaml", configfiles)
-    result = subprocess.run([sys.executable, "-m", "snakemake", *(root + target for target in targets), "--cores", "1", "--touch",
-                             "--rerun-triggers", "mtime", "--quiet", "--configfile", *map(str, configfiles), "device.yaml"],
-                            cwd=run, capture_output=True, text=True, env=package_env())
+    command = snakemake_command(run, configfiles, targets, "--cores", "1", "--touch", "--rerun-triggers", "mtime", "--quiet")
+    result = subprocess.run(command, cwd=run, capture_output=True, text=True, env=package_env())
     if result.returncode != 0:
         sys.exit(f"--cpu-run {run}: snakemake --touch failed:\n{result.stderr[-4000:]}")
 
