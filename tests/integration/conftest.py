@@ -1,5 +1,5 @@
 """The integration tests' shared runs, and how pytest-xdist shares them (pyproject.toml runs the suite with
-`-n 2 --dist loadgroup`).
+`-n 2 --dist loadgroup --no-loadscope-reorder`).
 
 Two load groups keep apart what must not run at once:
 - `smoke`: every test that reads or runs Snakemake in the smoke run (`smoke_run`) or a copy of it, one after the
@@ -42,11 +42,15 @@ def pytest_collection_modifyitems(items):
             group = Path(item.nodeid.split("::")[0]).name
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
-    # The two long groups first, so that each starts at once on a worker of its own and the rest fill in beside
-    # them; in `slurm`, the tests that need no smoke run first, while the other worker builds it.
-    order = {"slurm": 0, "smoke": 2}
-    items.sort(key=lambda item: (order.get(groups[item], 3) + ("smoke_run" in getattr(item, "fixturenames", ())
-                                                               and groups[item] == "slurm")))
+
+    def rank(item) -> int:
+        """The two long groups first, so that each starts at once on a worker of its own and the rest fill in
+        beside them; in `slurm`, the tests that need no smoke run first, while the other worker builds it."""
+        if groups[item] == "slurm":
+            return 1 if "smoke_run" in getattr(item, "fixturenames", ()) else 0
+        return 2 if groups[item] == "smoke" else 3
+
+    items.sort(key=rank)
 
 
 @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")  # after xdist's
