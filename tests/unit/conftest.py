@@ -11,11 +11,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # helpers.py, for the tests in the sub-folders
 
 # What the code under test would start a process for is done before the tests: matplotlib's font list
-# (fc-list, on a machine that has none cached yet) once, and the checkout's git state (every Parquet
+# (fc-list, on a machine that has none cached yet) once, Snakemake's executor plugins imported (with the
+# [slurm] extra installed, its plugin runs `which sacct` when imported, so the first test in a worker that
+# parses the workflow would fail, whichever test that is), and the checkout's git state (every Parquet
 # written records it; cached, so again only if an integration test in this session cleared it).
 import matplotlib.font_manager  # noqa: E402, F401
+from snakemake_interface_executor_plugins.registry import ExecutorPluginRegistry  # noqa: E402
 
 from icdenoise.records.artifacts import git_state  # noqa: E402
+
+ExecutorPluginRegistry()  # collects (imports) every installed executor plugin once, in this process
 
 
 class SpawnedAProcess(OSError):
