@@ -5,6 +5,7 @@ report's checks and its denoiser joins the leaderboard."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -113,6 +114,11 @@ def test_the_example_study_runs_through_the_slurm_profile_with_the_same_numbers(
     targets = ["scaled_query", smoke_target("results/scaled_query/leaderboard_scores/linear.parquet")]
     result = run(workdir, "--profile", "profiles/slurm", *targets, cores=())
     assert result.returncode == 0, result.stderr[-4000:]
+    output = result.stdout + result.stderr
+    for local in ("plot_scaled_query_mse_by_scale", "write_scaled_query_ledger"):  # a study's light jobs run here
+        assert re.search(rf"^localrule {local}:$", output, flags=re.MULTILINE), local
+    for submitted in ("evaluate_scaled_query_grid", "score_scaled_query_denoisers"):  # its compute jobs through sbatch
+        assert re.search(rf"^rule {submitted}:$", output, flags=re.MULTILINE), submitted
     local, _, _ = beside_the_smoke_run
     for table in map(smoke_target, ["results/scaled_query/scales.parquet", "results/scaled_query/leaderboard_scores/linear.parquet"]):
         pd.testing.assert_frame_equal(pd.read_parquet(workdir / table), pd.read_parquet(local / table), check_exact=True)
