@@ -92,43 +92,57 @@ def configfiles_of(command: str) -> list[str]:
     return files
 
 
-def rules_and_outputs(repo: Path, folder: Path, configs: set[tuple[str, ...]]) -> dict[tuple[str, ...], set[str]]:
-    """configfiles → the rules and the outputs of the plan of `all` with them (`snakemake -n all` and
-    `snakemake --list-rules`). Each config's two calls run in a copy of the workflow of its own, the
-    configs side by side, as many at a time as the machine has cores: only parsing and planning, so no
-    warm start (ICDENOISE_WARMSTART=0) imports the jobs' libraries beside them."""
+def in_parallel(call, configs: list[tuple[str, ...]], repo: Path, folder: Path) -> dict[tuple[str, ...], set[str]]:
+    """configfiles → call(workdir, configfiles, environment), each config in a copy of the workflow of its own under
+    `folder`, side by side, as many at a time as the machine has cores: only parsing and planning, so no warm start
+    (ICDENOISE_WARMSTART=0) imports the jobs' libraries beside them."""
     environment = {**os.environ, "ICDENOISE_WARMSTART": "0"}
+    folder.mkdir()
 
-    def plan(numbered: tuple[int, tuple[str, ...]]) -> set[str]:
+    def one(numbered: tuple[int, tuple[str, ...]]) -> set[str]:
         number, configfiles = numbered
-        workdir = copy_workflow(repo, folder / f"workflow{number}")
-        planned = snakemake(workdir, "-n", "all", configfile=list(configfiles), env=environment)
-        assert planned.returncode == 0, planned.stderr[-3000:]
-        listed = subprocess.run([SNAKEMAKE, "--list-rules", "--configfile", *configfiles], cwd=workdir, capture_output=True,
-                                text=True, timeout=300, env=environment)
-        assert listed.returncode == 0, listed.stderr[-3000:]
-        return {path for _, paths in planned_jobs(planned) for path in paths} | set(listed.stdout.split())
+        return call(copy_workflow(repo, folder / f"workflow{number}"), configfiles, environment)
 
-    ordered = sorted(configs)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return dict(zip(ordered, pool.map(plan, enumerate(ordered))))
+        return dict(zip(configs, pool.map(one, enumerate(configs))))
+
+
+def listed_rules(workdir: Path, configfiles: tuple[str, ...], environment: dict) -> set[str]:
+    """The rules the workflow defines with these config files: the first word of each line of `snakemake
+    --list-rules` (a rule's name, then its docstring in parentheses)."""
+    listed = subprocess.run([SNAKEMAKE, "--list-rules", "--configfile", *configfiles], cwd=workdir, capture_output=True,
+                            text=True, timeout=300, env=environment)
+    assert listed.returncode == 0, listed.stderr[-3000:]
+    return {line.split()[0] for line in listed.stdout.splitlines() if line.strip()}
+
+
+def planned_outputs_of_all(workdir: Path, configfiles: tuple[str, ...], environment: dict) -> set[str]:
+    """The outputs of the plan of `all` with these config files (`snakemake -n all`)."""
+    planned = snakemake(workdir, "-n", "all", configfile=list(configfiles), env=environment)
+    assert planned.returncode == 0, planned.stderr[-3000:]
+    return {path for _, paths in planned_jobs(planned) for path in paths}
 
 
 def test_every_target_the_docs_quote_is_a_rule_or_a_planned_output(repo, tmp_path):
-    """Against the plan of `all` with the command's own config files where the repository has them (a smoke
-    target is under runs/smoke/), else with the paper config; a doc's own example config (not in the
-    repository) may add the sweeps its YAML declares, sweep_<name>."""
+    """Against the rules (`--list-rules`) and, for the configs where a quoted target is no rule, the plan of `all`,
+    with the command's own config files where the repository has them (a smoke target is under runs/smoke/), else
+    with the paper config; a doc's own example config (not in the repository) may add the sweeps its YAML declares,
+    sweep_<name>."""
     commands = quoted_commands(repo)
     assert len(commands) > 10
     checked = []
     for doc, command in commands:
         configfiles = tuple(configfiles_of(command))
         in_repo = bool(configfiles) and all((repo / path).is_file() for path in configfiles)
-        checked.append((doc, command, in_repo, configfiles if in_repo else ("config/config.yaml",)))
-    known = rules_and_outputs(repo, tmp_path, {configfiles for *_, configfiles in checked})
-    for doc, command, in_repo, configfiles in checked:
-        valid = known[configfiles]
         text = (repo / ("README.md" if doc == "README.md" else f"docs/{doc}")).read_text()
         for target in targets_of(command):
-            declared = not in_repo and target.startswith("sweep_") and re.search(rf"^\s*{target[6:]}:", text, flags=re.M)
-            assert target in valid or declared, f"{doc}: `{command}` names {target}, no rule or output of the workflow"
+            if not in_repo and target.startswith("sweep_") and re.search(rf"^\s*{target[6:]}:", text, flags=re.M):
+                continue  # declared by the doc's own example config
+            checked.append((doc, command, configfiles if in_repo else ("config/config.yaml",), target))
+    rules = in_parallel(listed_rules, sorted({configfiles for _, _, configfiles, _ in checked}), repo, tmp_path / "rules")
+    unplanned = sorted({configfiles for _, _, configfiles, target in checked if target not in rules[configfiles]})
+    outputs = in_parallel(planned_outputs_of_all, unplanned, repo, tmp_path / "plans")
+    assert unplanned, "no quoted target is an output: the plan of `all` is never consulted"
+    for doc, command, configfiles, target in checked:
+        valid = rules[configfiles] | outputs.get(configfiles, set())
+        assert target in valid, f"{doc}: `{command}` names {target}, no rule or output of the workflow"
