@@ -6,6 +6,7 @@ other drawings of its study and fits nothing; a study imports the plumbing only 
 scripts' job logging and warm start; a study's registration (study.py) costs no torch."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,18 @@ def test_the_plumbing_imports_no_torch_even_through_the_package():
     for name in in_layer("pipeline"):
         for module in closure(name):
             assert not {"torch"} & {imported.split(".")[0] for imported in imports(module)}, f"{name} reaches torch through {module}"
+
+
+def test_the_rules_files_import_no_torch_and_no_matplotlib():
+    """Snakemake's own process imports what the Snakefile and the rules files import at every call, a dry run
+    too: pyplot alone would cost it a third of a second."""
+    rules_files = [PACKAGE.parents[1] / "Snakefile", *(PACKAGE.parents[1] / "workflow").rglob("*.smk"), *PACKAGE.rglob("*.smk")]
+    named = {match for path in rules_files for match in re.findall(r"^\s*(?:from|import) (icdenoise[\w.]*)", path.read_text(), flags=re.M)}
+    assert len(named) > 10
+    for name in sorted(named):
+        for module in closure(name):
+            heavy = {imported.split(".")[0] for imported in imports(module)} & {"torch", "matplotlib", "seaborn"}
+            assert not heavy, f"a rules file imports {name}, which reaches {heavy} through {module}"
 
 
 def test_a_studys_registration_imports_no_torch_and_no_matplotlib():

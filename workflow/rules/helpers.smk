@@ -17,7 +17,7 @@ from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
 from icdenoise.experiments.comparison import config_differences
 from icdenoise.pipeline.report import study_differences
-from icdenoise.records.figures import footer_text
+from icdenoise.records.footers import footer_text
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 
 ENVIRONMENT = str(WORKFLOW / "envs" / "icdenoise.yaml")
@@ -210,7 +210,7 @@ def figure_output(pdf, caption, category, labels):
 
 def run_footer(blocks=()):
     """A figure's footer: this run's name and its settings in the config blocks `blocks` that differ from
-    the paper config's (icdenoise.records.figures.footer_text)."""
+    the paper config's (icdenoise.records.footers.footer_text)."""
     return footer_text(RUN_NAME, study_differences(PAPER_DIFFERENCES, blocks))
 
 

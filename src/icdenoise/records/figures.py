@@ -1,7 +1,7 @@
 """Shared look of every figure: a light theme on matplotlib's Agg backend, the models' markers and
-the colours of the reference lines, the footer that names the run, and the claims ledger's slopes drawn as the
-ledger reports them. Plot modules read tables and draw; a slope or rate a figure prints is a column of a fit
-table or of the ledger."""
+the colours of the reference lines, the strip for the footer that names the run (its text: records.footers),
+and the claims ledger's slopes drawn as the ledger reports them. Plot modules read tables and draw; a slope or
+rate a figure prints is a column of a fit table or of the ledger."""
 
 from __future__ import annotations
 
@@ -29,8 +29,6 @@ ZERO_COLOR = "grey"
 PLUGIN_COLOR = "#2ca02c"
 IMAGE_DPI = 100  # the PNG beside each PDF, which the report shows inline
 FOOTER_INCHES = 0.2  # the strip added below a figure for its footer
-FOOTER_KEYS = 2  # changed settings a footer spells out; it counts the rest
-FOOTER_VALUE_CHARS = 24  # a longer value is cut to this many characters
 
 
 def model_style(model: str) -> dict:
@@ -46,22 +44,6 @@ def start_figure(*args, **kwargs):
     """plt.subplots under the common theme."""
     plt.rcParams.update(THEME)
     return plt.subplots(*args, **kwargs)
-
-
-def footer_text(run: str, differences, paper: str = "config/config.yaml") -> str:
-    """A figure's footer: its run, and the first FOOTER_KEYS settings that differ from the paper's config,
-    as (key, paper's value, this run's value) triples (icdenoise.experiments.comparison.config_differences),
-    with the count of the others."""
-
-    def short(value: str) -> str:
-        return value if len(value) <= FOOTER_VALUE_CHARS else value[: FOOTER_VALUE_CHARS - 1] + "…"
-
-    differences = list(differences)
-    if not differences:
-        return f"run: {run}"
-    shown = "; ".join(f"{key}: {short(old)} → {short(new)}" for key, old, new in differences[:FOOTER_KEYS])
-    more = len(differences) - FOOTER_KEYS
-    return f"run: {run}; differs from {paper} in {shown}" + (f" and {more} more" if more > 0 else "")
 
 
 def add_footer(figure, text: str) -> None:
@@ -95,7 +77,7 @@ def fit_to_width(figure, label) -> None:
 
 
 def save_figure(figure, path, image=None, footer: str | None = None) -> None:
-    """A reproducible PDF (no creation date) at `path`, with `footer` (footer_text) below the figure where
+    """A reproducible PDF (no creation date) at `path`, with `footer` (records.footers.footer_text) below the figure where
     given, and the same figure as a PNG at `image` (IMAGE_DPI) where given; then the figure's memory released.
 
     `tight_layout()` has already placed the axes of a figure it was called on, but leaves a

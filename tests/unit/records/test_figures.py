@@ -10,8 +10,9 @@ from matplotlib import pyplot as plt
 
 from icdenoise.maths.fits import loglog_slope
 from icdenoise.records.claims import Claim, Measurement, ledger
-from icdenoise.records.figures import (FOOTER_INCHES, IMAGE_DPI, draw_ledger_slope, footer_text, ledger_text, save_figure,
+from icdenoise.records.figures import (FOOTER_INCHES, IMAGE_DPI, draw_ledger_slope, ledger_text, save_figure,
                                        start_figure)
+from icdenoise.records.footers import footer_text
 
 
 def draws_while_saving(figure, path, monkeypatch) -> int:
