@@ -41,10 +41,15 @@ def running_training_job(case: str, L: str, model: str) -> str | None:
 
 
 def run_and_cancel(workdir: Path, configfile: str) -> tuple[subprocess.CompletedProcess, str]:
-    """Start the training job (and its dataset) through the profile, scancel it once its log shows epochs, and wait."""
+    """Start the training job through the profile, scancel it once its log shows epochs, and wait. Its dataset is
+    drawn here first, so that the training job is the run's first submission and no status check waits on another
+    (the other datasets of CLUSTER_TARGETS go through sbatch in the run that completes)."""
     case, L, model = CANCELLED_RUN
     log = workdir / SMOKE / "logs" / "train_ensemble" / f"case={case},L={L},model={model}.log"
     targets = [str(path.relative_to(workdir)) for path in training_outputs(workdir)]
+    dataset = subprocess.run([SNAKEMAKE, "--cores", "1", str(SMOKE / "results" / "datasets" / case / f"L{L}.parquet"),
+                              "--configfile", configfile], cwd=workdir, capture_output=True, text=True, timeout=300)
+    assert dataset.returncode == 0, dataset.stderr[-3000:]
     process = subprocess.Popen([SNAKEMAKE, *PROFILE, *targets, "--configfile", configfile], cwd=workdir, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline, job_id = time.time() + 300, None
