@@ -6,6 +6,7 @@ other drawings of its study and fits nothing; a study imports the plumbing only 
 scripts' job logging and warm start; a study's registration (study.py) costs no torch."""
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -21,7 +22,8 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
 
 
-def imports(name: str) -> set[str]:
+@functools.cache  # each file is parsed once: the closures below walk the same modules many times over
+def imports(name: str) -> frozenset[str]:
     """Every module an import statement of `name` names, anywhere in the file (in functions too)."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
@@ -36,7 +38,7 @@ def imports(name: str) -> set[str]:
                 base = ".".join(parts + ([base] if base else []))
             found.add(base)
             found |= {f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES}
-    return found
+    return frozenset(found)
 
 
 def closure(name: str) -> set[str]:
