@@ -20,14 +20,19 @@ pytestmark = pytest.mark.integration
 
 PROFILE = ["--profile", "profiles/slurm"]
 CANCELLED_RUN = ("gmm", "20", "softmax")  # the training job cancelled mid-run
-# One target per kind of job the profile treats differently: Figure 3 (the shared stage's datasets, trainings and
-# Bayes evaluations through sbatch, its summary and plot here) and the memory study's induction chain (a study's own
-# training rule through sbatch, its summary and plot here). A study's own compute rule through sbatch with its
-# ledger here is the example study's test (test_example_study.py). Every other rule is defined by the same helpers
-# (job_rule: `local`, or submitted with its study's job-size model), so more targets would add about 10 s of sbatch
-# and interpreter start per job on CI's two cores, and their CPU time beside the other worker's, and test nothing
-# these do not.
-CLUSTER_TARGETS = [smoke_target("figures/fig3.pdf"), smoke_target("figures/memory/induction.pdf")]
+# One job of each shared stage through sbatch, the cancelled training run again among them (a dataset of another
+# case, since the cancelled job's was drawn here; that case's training; its Bayes evaluation), and the memory study's
+# induction chain: a study's own training rule through sbatch, its summary and plot here. A study's own compute rule
+# through sbatch with its ledger here is the example study's test (test_example_study.py). Every other rule is
+# defined by the same helpers (job_rule: `local`, or submitted with its study's job-size model), so more targets
+# would add about 10 s of sbatch and interpreter start per job on CI's two cores, and their CPU time beside the other
+# worker's, and test nothing these do not.
+CLUSTER_TARGETS = [
+    smoke_target("results/datasets/linear/L20.parquet"),
+    smoke_target(f"results/train/{CANCELLED_RUN[0]}/L{CANCELLED_RUN[1]}/{CANCELLED_RUN[2]}/weights.parquet"),
+    smoke_target(f"results/bayes/{CANCELLED_RUN[0]}/L{CANCELLED_RUN[1]}.parquet"),
+    smoke_target("figures/memory/induction.pdf"),
+]
 
 
 def running_training_job(case: str, L: str, model: str) -> str | None:
@@ -101,11 +106,11 @@ def test_the_rerun_completes(cluster_runs):
 
 
 def test_light_jobs_run_on_the_submitting_machine_and_compute_jobs_through_sbatch(cluster_runs):
-    """Plots, summaries and ledgers are localrules; Snakemake names the others `rule`."""
+    """Plots and summaries are localrules (a ledger: the example study's SLURM test); Snakemake names the others `rule`."""
     output = cluster_runs["completed"].stdout + cluster_runs["completed"].stderr
-    for local in ("plot_fig3", "summarise_training_runs", "summarise_memory_induction", "plot_memory_induction"):
+    for local in ("summarise_memory_induction", "plot_memory_induction"):
         assert re.search(rf"^localrule {local}:$", output, flags=re.MULTILINE), local
-    for submitted in ("train_ensemble", "evaluate_bayes", "train_memory_induction"):
+    for submitted in ("sample_prompts", "train_ensemble", "evaluate_bayes", "train_memory_induction"):
         assert re.search(rf"^rule {submitted}:$", output, flags=re.MULTILINE), submitted
 
 
@@ -116,7 +121,7 @@ def test_outputs_equal_a_local_run(cluster_runs, smoke_run):
     on_cluster, local = cluster_runs["workdir"], smoke_run
     built = tables(on_cluster)
     assert built <= tables(local), sorted(built - tables(local))
-    for study in ("results/train/", "results/memory/induction"):  # each target's tables came back
+    for study in ("results/datasets/", "results/train/", "results/bayes/", "results/memory/induction"):  # each target's tables came back
         assert any(study in name for name in built), (study, sorted(built))
     for name in sorted(tables(on_cluster)):
         pd.testing.assert_frame_equal(pd.read_parquet(on_cluster / name), pd.read_parquet(local / name), check_exact=True, obj=name)
