@@ -23,22 +23,21 @@ OTHER_ORDER = {"execution": {"training": {"threads": 2}, "evaluation": {"threads
 
 # The rules whose jobs OTHER_ORDER reaches: their threads, or a chunk size their script reads
 ORDER_SENSITIVE = ["train_ensemble", "evaluate_bayes", "evaluate_trained", "evaluate_ideal_softmax_convergence", "step_memory_planted"]
-REPO = Path(__file__).resolve().parents[2]
 
 
-def rules_reading_order_settings() -> set[str]:
+def rules_reading_order_settings(repo: Path) -> set[str]:
     """Read from the repository: the rules whose threads come from the execution block, and the rule scripts (named
     after their rules) that read a chunk size from it. The generic scoring script feeds no ledger."""
-    rules_files = [*(REPO / "workflow").rglob("*.smk"), *(REPO / "src").rglob("*.smk")]
+    rules_files = [*(repo / "workflow").rglob("*.smk"), *(repo / "src").rglob("*.smk")]
     threaded = {name for path in rules_files
                 for name in re.findall(r'job_rule\(\s*"(\w+)",(?:(?!job_rule\().)*?threads=config\["execution"\]', path.read_text(), flags=re.S)}
-    scripts = [*(REPO / "workflow" / "scripts").glob("*.py"), *(REPO / "src").glob("icdenoise/studies/*/workflow/scripts/*.py")]
+    scripts = [*(repo / "workflow" / "scripts").glob("*.py"), *(repo / "src").glob("icdenoise/studies/*/workflow/scripts/*.py")]
     chunked = {path.stem for path in scripts if re.search(r'config\["execution"\].*\["chunk_\w+"\]', path.read_text())}
     return (threaded | chunked) - {"score_denoisers"}
 
 
-def test_every_ledger_gives_the_same_verdicts_under_another_summation_order(smoke_run, tmp_path):
-    assert rules_reading_order_settings() == set(ORDER_SENSITIVE)
+def test_every_ledger_gives_the_same_verdicts_under_another_summation_order(repo, smoke_run, tmp_path):
+    assert rules_reading_order_settings(repo) == set(ORDER_SENSITIVE)
     workdir = tmp_path / "workflow"
     shutil.copytree(smoke_run, workdir, symlinks=True)
     (workdir / "order.yaml").write_text(yaml.safe_dump(OTHER_ORDER))

@@ -14,12 +14,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from runner import SMOKE, SNAKEMAKE, copy_workflow, smoke_target
+from runner import SMOKE, SNAKEMAKE, copy_workflow, smoke_target, snakemake
 
 pytestmark = pytest.mark.integration
 
 PROFILE = ["--profile", "profiles/slurm"]
 CANCELLED_RUN = ("gmm", "20", "softmax")  # the training job cancelled mid-run
+CANCELLED_DATASET = SMOKE / "results" / "datasets" / CANCELLED_RUN[0] / f"L{CANCELLED_RUN[1]}.parquet"
+CANCELLED_TRAINING = SMOKE / "results" / "train" / CANCELLED_RUN[0] / f"L{CANCELLED_RUN[1]}" / CANCELLED_RUN[2]
 # One job of each shared stage through sbatch, the cancelled training run again among them (a dataset of another
 # case, since the cancelled job's was drawn here; that case's training; its Bayes evaluation), and the memory study's
 # induction chain: a study's own training rule through sbatch, its summary and plot here. A study's own compute rule
@@ -29,7 +31,7 @@ CANCELLED_RUN = ("gmm", "20", "softmax")  # the training job cancelled mid-run
 # worker's, and test nothing these do not.
 CLUSTER_TARGETS = [
     smoke_target("results/datasets/linear/L20.parquet"),
-    smoke_target(f"results/train/{CANCELLED_RUN[0]}/L{CANCELLED_RUN[1]}/{CANCELLED_RUN[2]}/weights.parquet"),
+    str(CANCELLED_TRAINING / "weights.parquet"),
     smoke_target(f"results/bayes/{CANCELLED_RUN[0]}/L{CANCELLED_RUN[1]}.parquet"),
     smoke_target("figures/memory/induction.pdf"),
 ]
@@ -52,8 +54,7 @@ def run_and_cancel(workdir: Path, configfile: str) -> tuple[subprocess.Completed
     case, L, model = CANCELLED_RUN
     log = workdir / SMOKE / "logs" / "train_ensemble" / f"case={case},L={L},model={model}.log"
     targets = [str(path.relative_to(workdir)) for path in training_outputs(workdir)]
-    dataset = subprocess.run([SNAKEMAKE, "--cores", "1", str(SMOKE / "results" / "datasets" / case / f"L{L}.parquet"),
-                              "--configfile", configfile], cwd=workdir, capture_output=True, text=True, timeout=300)
+    dataset = snakemake(workdir, str(CANCELLED_DATASET), configfile=configfile, cores=("--cores", "1"))
     assert dataset.returncode == 0, dataset.stderr[-3000:]
     process = subprocess.Popen([SNAKEMAKE, *PROFILE, *targets, "--configfile", configfile], cwd=workdir, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -85,9 +86,7 @@ def cluster_runs(slurm, repo, tmp_path_factory):
 
 
 def training_outputs(workdir: Path) -> list[Path]:
-    case, L, model = CANCELLED_RUN
-    folder = workdir / SMOKE / "results" / "train" / case / f"L{L}" / model
-    return [folder / "losses.parquet", folder / "weights.parquet"]
+    return [workdir / CANCELLED_TRAINING / "losses.parquet", workdir / CANCELLED_TRAINING / "weights.parquet"]
 
 
 def test_a_cancelled_training_job_fails_the_run_and_leaves_no_partial_output(cluster_runs):
