@@ -13,6 +13,7 @@ from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
 from icdenoise.studies.memory.induction.task import output_positions
 
 LAYER_COUNTS = (1, 2)
+NO_OUTPUTS = "no trigger occurs twice in these sequences: raise length or batch"
 EMBEDDINGS = 1  # purpose code of the embeddings' generator (independent of the bigram model's, 2, and a run's, 3-5)
 
 
@@ -145,8 +146,26 @@ def output_loss_and_hits(model: AttentionOnlyTransformer, tokens: torch.Tensor,
     mask = output_positions(inputs, triggers)
     count = int(mask.sum())
     if count == 0:
-        raise ValueError("no trigger occurs twice in these sequences: raise length or batch")
+        raise ValueError(NO_OUTPUTS)
     logits = model.logits_at(inputs, mask)
     loss = nn.functional.cross_entropy(logits, targets[mask])
     hits = (logits.argmax(dim=1) == targets[mask]).sum()
+    return loss, hits, count
+
+
+def masked_output_loss(model: AttentionOnlyTransformer, tokens: torch.Tensor,
+                       triggers: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """`output_loss_and_hits` with shapes that do not depend on the tokens, so that a CUDA graph can hold it: the
+    logits at every position of `tokens[:, :-1]` (`forward`), the cross-entropy summed over the output positions
+    and divided by their count, and the hits there. Returns (loss, hits, count) as 0-d tensors on the tokens'
+    device; a count of 0 gives a NaN loss (the caller checks the counts). Equal to `output_loss_and_hits` up to
+    float32 rounding (tests/unit/studies/memory/test_memory_induction.py)."""
+    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+    mask = output_positions(inputs, triggers)
+    logits = model(inputs)  # (B, T, N)
+    weights = mask.to(logits.dtype)
+    count = weights.sum()
+    losses = nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")
+    loss = (losses * weights.flatten()).sum() / count
+    hits = ((logits.argmax(dim=2) == targets) & mask).sum()
     return loss, hits, count

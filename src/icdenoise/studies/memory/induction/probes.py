@@ -23,8 +23,13 @@ def recall(weight: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, an
     """Slide 20's memory-recall probe R(Ŵ, W*) = (1/M) Σ_i 1{a_i = argmax_j o_jᵀ Ŵ x_i} of the target memory
     W* = Σ_i o_{a_i} x_iᵀ: inputs x_i (M, d), candidate outputs o_j (M', d), the right answer a_i (M,) for each
     input. The slides' case is M' = M, a_i = i."""
+    return float(recall_tensor(weight, inputs, outputs, answers))
+
+
+def recall_tensor(weight: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
+    """`recall` as a 0-d float32 tensor on the weight's device (no read-back to the host)."""
     scores = inputs @ weight.T @ outputs.T  # [i, j] = o_jᵀ Ŵ x_i
-    return float((scores.argmax(dim=1) == answers).to(torch.float32).mean())
+    return (scores.argmax(dim=1) == answers).to(torch.float32).mean()
 
 
 def rank_recall(weight: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, answers: torch.Tensor) -> float:
@@ -32,9 +37,14 @@ def rank_recall(weight: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tenso
     answer outscores, averaged over inputs - 1 for the target memory, about 1/2 for a random matrix. With M
     inputs and M' candidates it moves in steps of 1/(M(M' − 1)), where `recall` moves in steps of 1/M (1/3 for
     W_KQ² with K = 3 triggers)."""
+    return float(rank_recall_tensor(weight, inputs, outputs, answers))
+
+
+def rank_recall_tensor(weight: torch.Tensor, inputs: torch.Tensor, outputs: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
+    """`rank_recall` as a 0-d float32 tensor on the weight's device (no read-back to the host)."""
     scores = inputs @ weight.T @ outputs.T
     right = scores.gather(1, answers[:, None])
-    return float(((scores < right).sum(dim=1).to(torch.float32) / (scores.shape[1] - 1)).mean())
+    return ((scores < right).sum(dim=1).to(torch.float32) / (scores.shape[1] - 1)).mean()
 
 
 def probe_targets(embeddings: FrozenEmbeddings, task: TriggerBigrams) -> dict[str, tuple[torch.Tensor, ...]]:
@@ -61,11 +71,17 @@ def probes(model: AttentionOnlyTransformer, targets: dict) -> dict[str, float]:
     """Every probe column: the recall of the model's matrix against its ideal target (probe_*) and its rank recall
     (rank_*), NaN where the model does not train that matrix (the 1-layer model has no W_KQ², W_OV²; the 2-layer
     model's W_OV¹ is frozen)."""
+    return {column: float(value) for column, value in probe_tensors(model, targets).items()}
+
+
+def probe_tensors(model: AttentionOnlyTransformer, targets: dict) -> dict[str, torch.Tensor]:
+    """`probes` as 0-d float32 tensors on the model's device, in the same order (no read-back to the host)."""
     values = {}
     for column, (name, _) in PROBED.items():
         weight = model.trained[name] if name in model.trained else None
-        values[column] = float("nan") if weight is None else recall(weight.detach(), *targets[name])
-        values[column.replace("probe_", "rank_")] = float("nan") if weight is None else rank_recall(weight.detach(), *targets[name])
+        missing = torch.full((), float("nan"), device=model.token_embeddings.device)
+        values[column] = missing if weight is None else recall_tensor(weight.detach(), *targets[name])
+        values[column.replace("probe_", "rank_")] = missing if weight is None else rank_recall_tensor(weight.detach(), *targets[name])
     return values
 
 

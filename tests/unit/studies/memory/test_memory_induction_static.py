@@ -1,0 +1,73 @@
+"""The induction head's static training loop (`train_static`, the GPU's: fixed shapes, one CUDA graph per step)
+against the loop as written (`train_run` on the CPU): its masked loss against the loss at the output positions
+only, the same run up to float32 rounding with chunk boundaries inside the run, the same error for batches with
+no output position, and, on a GPU, the captured graph against the same loop run eagerly."""
+
+import pandas as pd
+import pytest
+import torch
+
+from icdenoise.studies.memory.embeddings import generator
+from icdenoise.studies.memory.induction import AttentionOnlyTransformer, frozen_embeddings, output_loss_and_hits, trigger_bigrams
+from icdenoise.studies.memory.induction.model import masked_output_loss
+from icdenoise.studies.memory.induction.training import train_run, train_static
+
+TINY = {"vocabulary": 16, "triggers": 2, "concentration": 0.5, "outputs_from": "uniform", "length": 24, "d": 32,
+        "layers": [1, 2], "optimizers": {"adam": {"learning_rate": 0.02}, "sgd": {"learning_rate": 2.0, "momentum": 0.9}},
+        "steps": 23, "batch": 32, "record_every": 5, "test_sequences": 64, "learned_threshold": 0.9,
+        "rank_threshold": 0.99, "seed": 3, "seeds": [0]}
+CPU = torch.device("cpu")
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+def test_the_masked_loss_is_the_loss_at_the_output_positions_in_value_hits_and_gradient(layers):
+    model = AttentionOnlyTransformer(frozen_embeddings(TINY), layers, generator(0, 5))
+    with torch.no_grad():
+        for matrix in model.trained.values():
+            matrix.mul_(4.0)  # sharp attention, so that a wrong mask or position shows
+    tokens, _ = trigger_bigrams(TINY).sample(generator(1), 32, 25)
+    triggers = trigger_bigrams(TINY).triggers
+    reference, reference_hits, reference_count = output_loss_and_hits(model, tokens, triggers)
+    masked, hits, count = masked_output_loss(model, tokens, triggers)
+    assert reference_count > 10 and int(count) == reference_count and int(hits) == int(reference_hits)
+    torch.testing.assert_close(masked, reference, rtol=1e-6, atol=1e-7)
+    trained = list(model.trained.values())
+    for mine, theirs in zip(torch.autograd.grad(masked, trained), torch.autograd.grad(reference, trained)):
+        torch.testing.assert_close(mine, theirs, rtol=1e-4, atol=1e-7)
+
+
+@pytest.mark.parametrize(("layers", "optimizer"), [(1, "sgd"), (2, "adam")])
+def test_the_static_loop_trains_the_loops_run_up_to_rounding_across_chunk_boundaries(layers, optimizer):
+    """23 steps in chunks of 7: three whole chunks and a partial one, records every 5 steps and at the last."""
+    reference = train_run(TINY, layers, optimizer, 0, CPU)
+    static = train_static(TINY, layers, optimizer, 0, CPU, capture=False, chunk_steps=7)
+    assert list(static.columns) == list(reference.columns)
+    assert static["step"].tolist() == reference["step"].tolist() == [0, 5, 10, 15, 20, 23]
+    pd.testing.assert_frame_equal(static, reference, check_exact=False, rtol=1e-4, atol=1e-6)
+    assert reference["loss"].iloc[-1] != reference["loss"].iloc[0]  # the run trains: the comparison is not of constants
+
+
+def test_batches_without_an_output_position_fail_both_loops_with_the_same_message():
+    short = dict(TINY, length=2, steps=3)  # a trigger needs two occurrences before its output is fixed
+    with pytest.raises(ValueError, match="no trigger occurs twice") as loop:
+        train_run(short, 1, "adam", 0, CPU)
+    with pytest.raises(ValueError, match="no trigger occurs twice") as static:
+        train_static(short, 1, "adam", 0, CPU, capture=False)
+    assert str(loop.value) == str(static.value)
+
+
+def test_a_cuda_graph_needs_a_cuda_device():
+    with pytest.raises(ValueError, match="CUDA graph needs a CUDA device"):
+        train_static(TINY, 1, "adam", 0, CPU, capture=True)
+
+
+@needs_cuda
+@pytest.mark.parametrize(("layers", "optimizer"), [(1, "sgd"), (2, "adam"), (2, "sgd")])
+def test_on_a_gpu_the_captured_step_replays_the_eager_step_and_train_run_uses_it(layers, optimizer):
+    cuda = torch.device("cuda")
+    eager = train_static(TINY, layers, optimizer, 0, cuda, capture=False, chunk_steps=7)
+    graph = train_static(TINY, layers, optimizer, 0, cuda, capture=True, chunk_steps=7)
+    pd.testing.assert_frame_equal(graph, eager, check_exact=False, rtol=1e-5, atol=1e-6)
+    pd.testing.assert_frame_equal(train_run(TINY, layers, optimizer, 0, cuda), graph, check_exact=True)
+    pd.testing.assert_frame_equal(train_run(TINY, layers, optimizer, 0, CPU), graph, check_exact=False, rtol=1e-3, atol=1e-5)
