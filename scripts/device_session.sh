@@ -2,10 +2,11 @@
 # One device call, everything measured in one go (docs/performance.md): the card; gpu_check --studies, which
 # runs the device jobs of the onelayer ensembles and of the studies again on the GPU and compares their tables
 # and every verdict with a CPU run of the same ledgers; the CUDA-only tests; the MSSA step at the paper's scale,
-# each model alone, in float32 and in TF32 (timing only); then, with what time is left, one exploratory run of
-# the transformer at the paper's scale in TF32 (its recorded curve; it decides no claim). Run from the
-# repository root on the device machine with the wheels of .whl/ carried (Snakemake and what it needs that the
-# machine's image lacks); every result goes to $OUT, packed as device-session.tgz.
+# each model alone, in float32, in TF32 and in float32 compiled by torch.compile (max-autotune-no-cudagraphs)
+# (timing only, all three); then, with what time is left, one exploratory run of the transformer at the paper's
+# scale in TF32 (its recorded curve; it decides no claim). Run from the repository root on the device machine
+# with the wheels of .whl/ carried (Snakemake and what it needs that the machine's image lacks); every result
+# goes to $OUT, packed as device-session.tgz.
 #   bash scripts/device_session.sh [seconds]     (default 540: the whole call's budget)
 # The CPU run of --studies is built on the device's cores unless runs/gpucpu/cpu is carried: a run built
 # elsewhere, at the same commit, with `gpu_check.py --studies --cpu-only --keep runs/gpucpu`. Its results/datasets
@@ -44,6 +45,11 @@ for precision in highest high; do
       --out "$out/mssa_alone_$precision.csv" 2>&1 | tee "$out/bench_alone_$precision.log" | tail -6
   fi
 done
+echo "== mssa_step_bench: each model alone, in float32, compiled (max-autotune-no-cudagraphs) ($(left) s left)"
+if (( $(left) > 150 )); then
+  timeout 120 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 --compile max-autotune-no-cudagraphs \
+    --out "$out/mssa_compiled.csv" 2>&1 | tee "$out/bench_compiled.log" | tail -6
+fi
 echo "== exploratory: the transformer at the paper's scale in TF32, as many steps as are left ($(left) s left)"
 if (( $(left) > 90 )); then
   precision=high

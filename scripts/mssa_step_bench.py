@@ -7,6 +7,7 @@ read back at the records).
     .venv/bin/python scripts/mssa_step_bench.py --device cuda --out mssa_step_bench.csv
     .venv/bin/python scripts/mssa_step_bench.py --device cpu --tiny --warmup 4 --steps 8 --out /tmp/bench.csv
     .venv/bin/python scripts/mssa_step_bench.py --loops static --models mssa --out mssa.csv   # one loop, one model
+    .venv/bin/python scripts/mssa_step_bench.py --loops static --compile max-autotune-no-cudagraphs --out compiled.csv
 
 Each model of config/mssa_paper_scale.yaml (merged over config/config.yaml) is built from seed 0 and
 trained for warmup + steps steps by each loop, recording every `warmup` steps; a loop's ms/step is the
@@ -16,7 +17,11 @@ the same prompts from the same weights, so their recorded losses agree to roundi
 largest relative difference when both loops ran (`--loops`). Several of these processes
 at once on one GPU (one `--models` each) time the steps of runs sharing it. `--tiny` swaps the paper's sizes for width 16, 2 heads, 2 layers and batch 8,
 to check the plumbing on a CPU. `--precision high` times the step with TF32 matrix products, which the
-pipeline never uses (icdenoise.maths.runtime): what a TF32 registration would buy.
+pipeline never uses (icdenoise.maths.runtime): what a TF32 registration would buy. `--compile MODE` wraps
+each freshly built model in `torch.compile(model, mode=MODE, dynamic=False)` before its loop, for timing
+only (no run of the pipeline compiles its models): the compilation happens in the loop's first steps,
+before any CUDA graph is captured, so it shows in the seconds to the record at step `warmup` (`*_start_s`),
+not in ms/step.
 """
 
 from __future__ import annotations
@@ -52,9 +57,14 @@ class Elapsed(logging.Handler):
         self.rows.append((record.args[2], record.args[4]))
 
 
-def timed(loop, architecture: str, block: dict, layers: int, steps: int, warmup: int, device, **options) -> tuple[pd.DataFrame, float, float]:
-    """(curve, warm ms per step, seconds to the record at step `warmup`) of `loop` from a fresh seed-0 model."""
+def timed(loop, architecture: str, block: dict, layers: int, steps: int, warmup: int, device, compile_mode: str = "none",
+          **options) -> tuple[pd.DataFrame, float, float]:
+    """(curve, warm ms per step, seconds to the record at step `warmup`) of `loop` from a fresh seed-0 model,
+    wrapped in `torch.compile` unless `compile_mode` is none (dynamo's caches emptied first, so it compiles afresh)."""
     model = build_model(architecture, block["d"], block["width"], block["heads"], layers, block["examples"], 0)
+    if compile_mode != "none":
+        torch._dynamo.reset()
+        model = torch.compile(model, mode=compile_mode, dynamic=False)  # lazy: compiles at the loop's first step
     log = logging.getLogger(f"mssa_step_bench.{architecture}.{loop.__name__}")
     log.propagate = False
     log.setLevel(logging.INFO)
@@ -83,6 +93,8 @@ def main() -> None:
     parser.add_argument("--precision", choices=["highest", "high"], default="highest",
                         help="float32 matrix products on a GPU: highest (the pipeline's policy, full float32) or high "
                              "(TF32, for timing only: no run of the pipeline uses it; default highest)")
+    parser.add_argument("--compile", choices=["none", "default", "max-autotune-no-cudagraphs"], default="none",
+                        help="torch.compile mode of the models (timing only: no run of the pipeline uses it; default none)")
     parser.add_argument("--out", type=Path, required=True, help="the table as CSV")
     parser.add_argument("--curves", type=Path, help="also every loop's recorded curve, as CSV (model and loop columns added)")
     args = parser.parse_args()
@@ -103,12 +115,12 @@ def main() -> None:
         started = time.perf_counter()
         row = {"model": architecture, "layers": layers, "parameters": parameter_count(build_model(
                    architecture, block["d"], block["width"], block["heads"], layers, block["examples"], 0)),
-               "device": str(device), "precision": args.precision, "steps_timed": args.steps}
+               "device": str(device), "precision": args.precision, "compile": args.compile, "steps_timed": args.steps}
         curves = {}
         for name, loop, extra in (("per_step", train_per_step, {}), ("static", train_static, {"workers": args.workers})):
             if name in args.loops:
                 curves[name], row[f"{name}_ms"], row[f"{name}_start_s"] = timed(loop, architecture, block, layers, args.steps,
-                                                                                 args.warmup, device, **extra)
+                                                                                 args.warmup, device, args.compile, **extra)
         row["records"] = len(next(iter(curves.values())))
         recorded += [curve.assign(model=architecture, loop=name) for name, curve in curves.items()]
         if len(curves) == 2:
