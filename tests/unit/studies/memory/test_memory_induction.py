@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
+from icdenoise.maths.sgd import HeavyBallSGD
 from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.induction import (
     AttentionOnlyTransformer,
@@ -210,7 +211,7 @@ def test_the_ideal_memories_score_one_on_every_probe_and_solve_the_task():
 def test_the_configured_optimisers_are_adam_and_heavy_ball_sgd():
     parameter = torch.zeros(3, requires_grad=True)
     sgd = make_optimizer("sgd", {"learning_rate": 0.3, "momentum": 0.9}, [parameter])
-    assert isinstance(sgd, torch.optim.SGD) and sgd.defaults["momentum"] == 0.9 and sgd.defaults["lr"] == 0.3
+    assert isinstance(sgd, HeavyBallSGD) and sgd.momentum == 0.9 and sgd.lr == 0.3
     for _ in range(2):
         parameter.grad = torch.ones(3)
         sgd.step()

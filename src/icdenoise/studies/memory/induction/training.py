@@ -28,6 +28,7 @@ import pandas as pd
 import torch
 
 from icdenoise.maths.adam import Adam
+from icdenoise.maths.sgd import HeavyBallSGD
 from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.induction.model import (
     NO_OUTPUTS,
@@ -45,11 +46,12 @@ CHUNK_STEPS = 100  # steps' batches drawn and copied to the device together (3.3
 
 
 def make_optimizer(name: str, options: dict, parameters):
-    """The configured optimiser: `adam` {learning_rate} (default betas and eps) or `sgd` {learning_rate, momentum}."""
+    """The configured optimiser: `adam` {learning_rate} (default betas and eps) or `sgd` {learning_rate, momentum}
+    (heavy ball), each bitwise torch.optim's (maths.adam, maths.sgd) without torch.optim's second of start-up."""
     if name == "adam":
         return Adam(parameters, lr=options["learning_rate"])
     if name == "sgd":
-        return torch.optim.SGD(parameters, lr=options["learning_rate"], momentum=options.get("momentum", 0.0))
+        return HeavyBallSGD(parameters, lr=options["learning_rate"], momentum=options.get("momentum", 0.0))
     raise ValueError(f"unknown optimizer {name!r}; allowed: adam, sgd")
 
 
