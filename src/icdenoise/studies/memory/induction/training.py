@@ -178,6 +178,8 @@ def train_static(block: dict, layers: int, optimizer: str, seed: int, device: to
 
     graph = None
     stream = torch.cuda.Stream(device) if capture else None
+    if capture:
+        stream.wait_stream(torch.cuda.current_stream(device))  # the buffers above are filled on the default stream
     with torch.cuda.stream(stream) if capture else contextlib.nullcontext():
         for step in range(steps + 1):
             if step in recorded:
@@ -196,9 +198,10 @@ def train_static(block: dict, layers: int, optimizer: str, seed: int, device: to
                 step_in_place()
             else:
                 graph.replay()
-    if not bool((counts > 0).all()):
+        outputs_everywhere = bool((counts > 0).all())  # read back on the stream that wrote them, after its last step
+        losses, table = train_losses.cpu().numpy(), records.cpu().numpy()
+    if not outputs_everywhere:
         raise ValueError(NO_OUTPUTS)
-    losses, table = train_losses.cpu().numpy(), records.cpu().numpy()
     rows = []
     for row, step in enumerate(recorded):
         since = losses[recorded[row - 1] if row else 0 : step]
