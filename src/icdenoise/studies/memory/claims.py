@@ -315,7 +315,7 @@ INDUCTION_CLAIM_RUNS = {  # claim id → (layers, optimizer) of the runs it read
     "induction_two_layer_adam_accuracy": (2, "adam"), "induction_two_layer_sgd_accuracy": (2, "sgd"),
     "induction_one_layer_adam_accuracy": (1, "adam"), "induction_one_layer_sgd_accuracy": (1, "sgd"),
     "induction_one_layer_adam_accuracy_measured": (1, "adam"), "induction_one_layer_sgd_accuracy_measured": (1, "sgd"),
-    "induction_probe_order_adam": (2, "adam"), "induction_probe_order_sgd": (2, "sgd"),
+    "induction_probe_order_adam": (2, "adam"),
     "induction_probe_order_adam_every_seed": (2, "adam"), "induction_probe_order_sgd_every_seed": (2, "sgd"),
 }
 
@@ -579,7 +579,6 @@ CLAIMS: dict[str, Claim] = {
     "induction_one_layer_sgd_accuracy_measured": Claim("slide 16", "… the same with SGD", final_accuracy(1, "sgd")),
     "induction_probe_order_adam": Claim("slide 20", "natural learning order W_OV² → W_KQ² → W_KQ¹ (ours: per 2-layer Adam seed, 1 if "
                                         "the probes first reach the threshold in that order, else 0)", slides_order("adam")),
-    "induction_probe_order_sgd": Claim("slide 20", "… the same with SGD", slides_order("sgd")),
     "induction_probe_order_adam_every_seed": Claim("slide 20", "natural learning order W_OV² → W_KQ² → W_KQ¹ (ours: every 2-layer "
                                                    "Adam seed whose order is decided within the budget shows it: 1 if the "
                                                    "probes first reach the threshold in that order, 0 if those reached "
