@@ -1,5 +1,5 @@
-"""A claims ledger as Markdown: the headline counts, one row per claim with its verdict and registration, and
-what the verdicts let one conclude (the table itself: icdenoise.records.claims.ledger).
+"""A claims ledger as Markdown: the headline counts, one row per claim with its verdict, each claim's registration
+in a table of its own, and what the verdicts let one conclude (the table itself: icdenoise.records.claims.ledger).
 
 This module presents verdicts and decides none: it is not part of any claim's registered digest
 (icdenoise.pipeline.codedeps.BOOKKEEPING), so rewording a ledger re-registers nothing.
@@ -116,21 +116,22 @@ def conclusions(table: pd.DataFrame) -> list[str]:
 
 
 def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> str:
-    """A readable ledger: the verdict counts, the config it was built from, one table row per claim, and
-    what the verdicts let one conclude."""
+    """A readable ledger: the verdict counts, the config it was built from, one table row per claim, each claim's
+    registration in a second table (so that the first fits a narrow page), and what the verdicts let one conclude."""
     lines = [
         f"# Claims ledger: {title}",
         "",
         f"{headline(table)} Ours: the mean, its 95% interval, and the values' range where there are several. "
         f"Built by `{built_by}` from the pipeline's Parquet tables. Each tolerance and inconclusive rule is fixed in "
-        "config/claims.lock before its result; `defined in` names the commit that registered the claim's definition, "
-        "`built from` the commit this ledger was built at (and the devices its training jobs ran on, where they record "
-        "one), and `registration` whether the row is citable (docs/claims.md).",
+        "config/claims.lock before its result; the verdict says where a row is not registered, and the table "
+        "`Registration` below gives each claim's: the commit that registered its definition (`defined in`), the "
+        "commit this ledger was built at, with the devices its training jobs ran on where they record one "
+        "(`built from`), and whether the row is citable (docs/claims.md).",
         "",
         built_from(sources),
         "",
-        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance | inconclusive when | defined in | built from | registration |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance | inconclusive when |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in table.itertuples():
         test = {"within_absolute": f"± {row.tolerance:g}", "within_relative": f"± {100 * row.tolerance:g}%",
@@ -139,6 +140,8 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         paper = "—" if row.verdict == "MEASURED" else f"{row.paper_value:g}"
         lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {paper} | "
                      f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
-                     f"{markdown_cell(row.inconclusive_rules or 'never')} | {markdown_cell(row.defined_in)} | "
-                     f"{markdown_cell(row.built_from)} | {markdown_cell(row.registration)} |")
+                     f"{markdown_cell(row.inconclusive_rules or 'never')} |")
+    lines += ["", "## Registration", "", "| claim | defined in | built from | registration |", "|---|---|---|---|"]
+    lines += [f"| `{row.claim}` | {markdown_cell(row.defined_in)} | {markdown_cell(row.built_from)} | "
+              f"{markdown_cell(row.registration)} |" for row in table.itertuples()]
     return "\n".join(lines + [""] + conclusions(table))

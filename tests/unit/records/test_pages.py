@@ -58,13 +58,16 @@ def test_a_ledger_page_has_a_row_per_claim_with_its_cells():
     })
     text = markdown(table, "A study", "snakemake a", {"run": "paper", "files": [{"file": "config/config.yaml", "sha256": "0" * 64}], "merged_sha256": "1" * 64})
     page = parsed(markdown_page(text, "A study"))
-    assert page.headings == ["Claims ledger: A study", "What we can and cannot conclude"]
-    (rows,) = page.tables
+    assert page.headings == ["Claims ledger: A study", "Registration", "What we can and cannot conclude"]
+    rows, registration = page.tables
     header, *body = rows
-    assert header[0] == "claim" and len(header) == 12
+    assert header[0] == "claim" and len(header) == 9
     assert len(body) == 2 and all(len(row) == len(header) for row in body)
-    assert body[1][0] == "b_claim" and body[1][6] == "FAIL (not registered)" and body[0][7] == "why | this" and body[0][9] == "abc1234" and body[0][11] == "registered"
+    assert body[1][0] == "b_claim" and body[1][6] == "FAIL (not registered)" and body[0][7] == "why | this"
     assert "x < y & z" in body[0][2]
+    assert registration == [["claim", "defined in", "built from", "registration"],
+                            ["a_claim", "abc1234", "def5678 (clean)", "registered"],
+                            ["b_claim", "unknown", "unknown", "not registered: no registration was looked up"]]
 
 
 def test_text_is_escaped_and_paragraphs_and_lists_are_kept():
