@@ -107,6 +107,23 @@ def expected_counts(ledger: pd.DataFrame) -> str:
             + f" ({len(ledger)} claims)")
 
 
+BROKEN_HEADER_WORDS = """table => {
+  const broken = [];
+  for (const header of table.querySelectorAll('th')) {
+    const walker = document.createTreeWalker(header, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (range.getClientRects().length > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+}"""  # the words of a table's headers that the page shows broken over two or more lines
+
+
 def claim_ids(frame) -> tuple[str, ...]:
     """The first column of the page's first table (a ledger's claims; an appendix may follow)."""
     return tuple(cell.inner_text().strip() for cell in frame.locator("table").first.locator("tbody tr td:first-child").all())
@@ -169,6 +186,8 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
                     seen_ledgers.add(claims)
                     fits = frame.locator("html").evaluate("page => page.scrollWidth <= page.clientWidth")
                     assert fits, f"{category}: the ledger table is wider than its page"
+                    broken = frame.locator("table").first.evaluate(BROKEN_HEADER_WORDS)
+                    assert not broken, f"{category}: header words broken across lines: {broken}"
                     text = frame.locator("body").inner_text()
                     assert "*INCONCLUSIVE*" not in text and "**FAIL**" not in text, f"{category}: the ledger shows Markdown marks"
                     if category == categories[0]:

@@ -4,8 +4,8 @@ Snakemake's report shows HTML inline and offers Markdown only as a download, so 
 the pipeline writes is also written as a page of HTML tables. The page is converted from the Markdown
 text itself, so the two never say different things. Only what the pipeline's Markdown uses is
 understood: `#` headings, paragraphs, `- ` lists, pipe tables (with `\\|` inside a cell), `code`, **bold** and
-*italic*. A table is as wide as the page, and no wider in a page as narrow as the report's frame: the cells
-of its short columns wrap only between words, all others anywhere, inside long names too (`STYLE`). Which
+*italic*. A table is as wide as the page, and no wider in a page as narrow as the report's frame: its headers and
+the cells of its short columns wrap only between words, all other cells anywhere, inside long names too (`STYLE`). Which
 columns are short is decided from each table's own text when it is converted (`short_columns`): those whose
 every value is at most `SHORT_VALUE` characters, narrowest first, as long as their longest words together
 stay within `SHORT_BUDGET` characters, the floor they put on the table's width.
@@ -21,7 +21,7 @@ body { font-family: system-ui, sans-serif; font-size: 14px; margin: 1.5em; color
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; width: 100%; font-size: 12px; }
 th, td { border: 1px solid #cbd2d9; padding: 0.3em 0.35em; text-align: left; vertical-align: top;
          overflow-wrap: anywhere; }
-th { background: #f0f4f8; }
+th { background: #f0f4f8; overflow-wrap: normal; }
 th.short, td.short { overflow-wrap: normal; word-break: keep-all; }
 code { font-size: 0.92em; background: #f5f7fa; padding: 0 0.2em; }
 """
