@@ -112,16 +112,21 @@ BROKEN_HEADER_WORDS = """table => {
   for (const header of table.querySelectorAll('th')) {
     const walker = document.createTreeWalker(header, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const word of node.data.matchAll(/\\S+/g)) {
-        const range = document.createRange();
-        range.setStart(node, word.index);
-        range.setEnd(node, word.index + word[0].length);
-        if (range.getClientRects().length > 1) broken.push(word[0]);
+      for (const word of node.data.matchAll(/[^\\s\u00ad]+/g)) {
+        const lines = new Set();
+        for (let index = word.index; index < word.index + word[0].length; index++) {
+          const range = document.createRange();
+          range.setStart(node, index);
+          range.setEnd(node, index + 1);
+          const rects = [...range.getClientRects()];  // a hyphen drawn at a soft hyphen's break comes first
+          if (rects.length) lines.add(Math.round(rects[rects.length - 1].top));
+        }
+        if (lines.size > 1) broken.push(word[0]);
       }
     }
   }
   return broken;
-}"""  # the words of a table's headers that the page shows broken over two or more lines
+}"""  # the words of a table's headers (between soft hyphens) that the page shows broken over two or more lines
 
 
 def claim_ids(frame) -> tuple[str, ...]:

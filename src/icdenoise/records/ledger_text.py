@@ -115,6 +115,15 @@ def conclusions(table: pd.DataFrame) -> list[str]:
     return lines + [""]
 
 
+SOFT_HYPHEN = "\u00ad"  # invisible unless the line breaks there; then shown as a hyphen
+
+
+def hyphenated(syllables: str) -> str:
+    """A header word with soft hyphens between its syllables ("in-con-clu-sive"): a narrow page may break it there,
+    and only there, so that a column of long prose need not be as wide as its header's longest word."""
+    return syllables.replace("-", SOFT_HYPHEN)
+
+
 def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> str:
     """A readable ledger: the verdict counts, the config it was built from, one table row per claim, each claim's
     registration in a second table (so that the first fits a narrow page), and what the verdicts let one conclude."""
@@ -130,7 +139,8 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         "",
         built_from(sources),
         "",
-        "| claim | where | statement | paper value or bound | ours | test | verdict | why this tolerance | inconclusive when |",
+        f"| claim | where | {hyphenated('state-ment')} | paper value or bound | ours | test | {hyphenated('ver-dict')} | "
+        f"why this {hyphenated('tol-er-ance')} | {hyphenated('in-con-clu-sive')} when |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in table.itertuples():
@@ -141,7 +151,7 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {paper} | "
                      f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
                      f"{markdown_cell(row.inconclusive_rules or 'never')} |")
-    lines += ["", "## Registration", "", "| claim | defined in | built from | registration |", "|---|---|---|---|"]
+    lines += ["", "## Registration", "", f"| claim | defined in | built from | {hyphenated('reg-is-tra-tion')} |", "|---|---|---|---|"]
     lines += [f"| `{row.claim}` | {markdown_cell(row.defined_in)} | {markdown_cell(row.built_from)} | "
               f"{markdown_cell(row.registration)} |" for row in table.itertuples()]
     return "\n".join(lines + [""] + conclusions(table))

@@ -17,9 +17,9 @@ import html
 import re
 
 STYLE = """
-body { font-family: system-ui, sans-serif; font-size: 14px; margin: 1.5em; color: #1f2933; }
+body { font-family: system-ui, sans-serif; font-size: 14px; margin: 0.5em; color: #1f2933; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; width: 100%; font-size: 12px; }
-th, td { border: 1px solid #cbd2d9; padding: 0.3em 0.35em; text-align: left; vertical-align: top;
+th, td { border: 1px solid #cbd2d9; padding: 0.3em 0.25em; text-align: left; vertical-align: top;
          overflow-wrap: anywhere; }
 th { background: #f0f4f8; overflow-wrap: normal; }
 th.short, td.short { overflow-wrap: normal; word-break: keep-all; }

@@ -65,7 +65,10 @@ def test_a_ledger_page_has_a_row_per_claim_with_its_cells():
     assert len(body) == 2 and all(len(row) == len(header) for row in body)
     assert body[1][0] == "b_claim" and body[1][6] == "FAIL (not registered)" and body[0][7] == "why | this"
     assert "x < y & z" in body[0][2]
-    assert registration == [["claim", "defined in", "built from", "registration"],
+    assert [name.replace("\u00ad", "") for name in header] == ["claim", "where", "statement", "paper value or bound", "ours", "test",
+                                                                 "verdict", "why this tolerance", "inconclusive when"]
+    assert header[8] == "in\u00adcon\u00adclu\u00adsive when"  # a narrow page may break a long header word between syllables only
+    assert registration == [["claim", "defined in", "built from", "reg\u00adis\u00adtra\u00adtion"],
                             ["a_claim", "abc1234", "def5678 (clean)", "registered"],
                             ["b_claim", "unknown", "unknown", "not registered: no registration was looked up"]]
 
