@@ -78,7 +78,7 @@ def test_every_figure_and_every_ledger_of_every_registered_study_is_built(smoke_
         assert ledger["defined_in"].str.len().gt(0).all()
         verdicts, registration = (smoke_run / text).read_text().split("\n## Registration\n")
         assert verdicts.count("\n| `") == registration.count("\n| `") == len(config[name]["claims"])  # a row per claim in each
-        assert (smoke_run / page).read_text().count("<tr><td><code>") == len(config[name]["claims"])
+        assert (smoke_run / page).read_text().count("<tr><td><code>") == 2 * len(config[name]["claims"])  # both tables
 
 
 def test_smoke_outputs_equal_their_pins(smoke_run):
