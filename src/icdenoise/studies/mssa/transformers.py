@@ -68,10 +68,17 @@ def causal_attention(queries: torch.Tensor, keys: torch.Tensor, values: torch.Te
     """(B, H, N, p) each -> (B, H, N, p): position i averages the values of positions j ≤ i with
     weights softmax_j(q_i·k_j / √p).
 
-    torch's fused kernel (flash attention on the CPU): it never stores the N × N weights, which makes
+    On the CPU torch's fused kernel (flash attention): it never stores the N × N weights, which makes
     a training step about 2.5 times faster than the written-out softmax on one CPU thread, and it is
     bitwise reproducible run to run (tests/unit/test_mssa_regression.py checks it against the
-    written-out form, `written_out_causal_attention`)."""
+    written-out form, `written_out_causal_attention`). On a GPU, where torch's float32 kernel is more
+    than half of a paper-scale step, `icdenoise.maths.small_attention`'s one program per head, for the
+    lengths and widths it takes (imported only then: the CPU's jobs never load Triton)."""
+    if queries.is_cuda:
+        from icdenoise.maths import small_attention
+
+        if small_attention.supports(queries):
+            return small_attention.causal_attention(queries, keys, values)
     return F.scaled_dot_product_attention(queries, keys, values, is_causal=True)
 
 
@@ -345,6 +352,8 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
     recorded_until = 0
     graph = None
     stream = torch.cuda.Stream(target) if capture else None
+    if capture:
+        stream.wait_stream(torch.cuda.current_stream(target))  # the buffers above are filled on the default stream
     started = time.perf_counter()
     with TrainingBatches(task, d, nonzeros, batch, examples, seed, steps, chunk_steps, workers) as batches, \
             (torch.cuda.stream(stream) if capture else contextlib.nullcontext()):
