@@ -2,9 +2,9 @@
 # One device call, everything measured in one go (docs/performance.md): the card; the CUDA-only tests;
 # gpu_check --studies, which runs the device jobs of the onelayer ensembles and of the studies again on the GPU
 # and compares their tables and every verdict with a CPU run of the same ledgers; the MSSA step at the paper's
-# scale, each model alone in float32, then MSSA's step compiled by torch.compile (timing only: no run of the pipeline
-# compiles), in the same call so that the two times compare. TF32 is left out: it bought nothing
-# (docs/performance.md, 2026-11-27). Run from the repository root on the device machine
+# scale, each model alone in float32 as train_static runs it. TF32 and torch.compile are left out: they bought nothing
+# and 7% (docs/performance.md, 2026-11-27); scripts/mssa_kernels.py times the step's parts when that is the question.
+# Run from the repository root on the device machine
 # with the wheels of .whl/ carried (Snakemake and what it needs that the machine's image lacks); every result
 # goes to $OUT, packed as device-session.tgz.
 #   bash scripts/device_session.sh [seconds]     (default 540: the whole call's budget)
@@ -29,24 +29,19 @@ export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1
 
 echo "== CUDA tests ($(left) s left)"
 timeout $(( $(left) > 90 ? 90 : $(left) - 5 )) python3 -m pytest -q -p no:cacheprovider -o addopts= tests/unit/studies/mssa/test_mssa_static_training.py \
-  tests/unit/maths/test_adam.py tests/unit/studies/memory/test_memory_induction_static.py 2>&1 | tail -15 | tee "$out/pytest.log"
+  tests/unit/maths/test_small_attention.py tests/unit/maths/test_adam.py tests/unit/maths/test_sgd.py tests/unit/studies/memory/test_memory_induction_static.py 2>&1 | tail -15 | tee "$out/pytest.log"
 
 cpu_run=()
 [[ -d runs/gpucpu/cpu/benchmarks ]] && cpu_run=(--cpu-run runs/gpucpu/cpu)
-echo "== gpu_check --studies ($(left) s left)"  # it leaves the step benches 230 s
-timeout $(( $(left) - 230 )) python3 scripts/gpu_check.py --studies "${cpu_run[@]}" --keep /tmp/keep 2>&1 | tee "$out/gpu_check_studies.log" | tail -45
+echo "== gpu_check --studies ($(left) s left)"  # it leaves the step bench 65 s
+timeout $(( $(left) - 65 )) python3 scripts/gpu_check.py --studies "${cpu_run[@]}" --keep /tmp/keep 2>&1 | tee "$out/gpu_check_studies.log" | tail -45
 for ledger in /tmp/keep/device/figures/*/claims.md /tmp/keep/device/figures/*/claims.parquet; do
   [[ -f $ledger ]] && install -D "$ledger" "$out/ledgers/device/${ledger#/tmp/keep/device/figures/}"
 done
 
 echo "== mssa_step_bench: each model alone, in float32 ($(left) s left)"
-if (( $(left) > 60 )); then
+if (( $(left) > 55 )); then
   timeout 50 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 \
     --out "$out/mssa_alone_highest.csv" 2>&1 | tee "$out/bench_alone_highest.log" | tail -6
-fi
-echo "== mssa_step_bench: MSSA alone, in float32, compiled by torch.compile (default mode) ($(left) s left)"
-if (( $(left) > 60 )); then
-  timeout $(( $(left) > 200 ? 190 : $(left) - 10 )) python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 \
-    --models mssa --compile default --out "$out/mssa_compiled.csv" 2>&1 | tee "$out/bench_compiled.log" | tail -6
 fi
 echo "== done ($(left) s left)"
