@@ -29,7 +29,7 @@ export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1
 
 echo "== CUDA tests ($(left) s left)"
 timeout $(( $(left) > 90 ? 90 : $(left) - 5 )) python3 -m pytest -q -p no:cacheprovider -o addopts= tests/unit/studies/mssa/test_mssa_static_training.py \
-  tests/unit/maths/test_small_attention.py tests/unit/maths/test_adam.py tests/unit/maths/test_sgd.py tests/unit/studies/memory/test_memory_induction_static.py 2>&1 | tail -15 | tee "$out/pytest.log"
+  tests/integration/test_gpu_kernels.py tests/unit/maths/test_adam.py tests/unit/maths/test_sgd.py tests/unit/studies/memory/test_memory_induction_static.py 2>&1 | tail -15 | tee "$out/pytest.log"
 
 cpu_run=()
 [[ -d runs/gpucpu/cpu/benchmarks ]] && cpu_run=(--cpu-run runs/gpucpu/cpu)

@@ -16,11 +16,15 @@ The products are float32 (`input_precision="ieee"`, no TF32), as everywhere in t
 (`runtime.use_full_float32_precision`). On an H100 (2026-11-27, scripts/mssa_kernels.py): 0.113 ms for one layer's
 forward and backward against torch's 0.178 ms, and a paper-scale MSSA step 6.73 ms against 8.53 ms.
 
+Triton compiles the kernels once for each length and width, in the first call, and keeps them in its cache
+(~/.triton/cache). In a fresh cache and process, the first paper-scale run took 9.5 s to its first record and the next
+model's run 1.1 s (scripts/mssa_step_bench.py); the first also pays for CUDA's start.
+
 `supports(q)` says whether a call can run here: a CUDA float32 tensor, Triton importable, N ≤ `MAX_LENGTH` and
 p ≤ `MAX_WIDTH`. `causal_attention` is differentiable (`torch.autograd.Function`), and its launches can be captured in
 a CUDA graph once compiled (a first call outside the capture compiles them). With TRITON_INTERPRET=1 set before Triton
 is imported, the same kernels run on CPU tensors through Triton's interpreter, which is how the tests check them on a
-machine without a GPU (tests/integration/test_small_attention_interpreted.py).
+machine without a GPU (tests/integration/test_gpu_kernels.py).
 """
 
 from __future__ import annotations
