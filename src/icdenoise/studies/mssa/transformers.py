@@ -32,7 +32,8 @@ not by the GPU, so `train_static` runs the step with Python off the hot path:
 - worker processes (`regression.TrainingBatches`) draw the batches a few chunks ahead, each batch
   `sample_prompts`' own, and each chunk goes to the device buffer in one copy from pinned memory;
 - the losses come to the host only at the recorded steps (every `record_every` and the last), where a
-  loss that is not finite raises `TrainingDiverged` naming the first such step.
+  loss that is not finite or over `DIVERGENCE_FACTOR` times the zero predictor's raises `TrainingDiverged`
+  naming the first such step.
 On the CPU `train_static` runs the same code eagerly (`capture=False`) and is bitwise `train_per_step`;
 on a GPU the graph's multi-tensor Adam kernels round differently from `Adam.step`'s, so the two loops'
 numbers agree to float32 rounding (scripts/mssa_step_bench.py compares them and times both).
@@ -53,7 +54,7 @@ from torch.nn import functional as F
 
 from icdenoise.maths.adam import Adam
 from icdenoise.maths.runtime import resolve_device
-from icdenoise.maths.training import TrainingDiverged
+from icdenoise.maths.training import DIVERGENCE_FACTOR, TrainingDiverged
 from icdenoise.studies.mssa.regression import TrainingBatches, default_workers, expected_squared_label, sample_prompts
 
 ARCHITECTURES = ("mssa", "mhsa", "transformer")
@@ -282,10 +283,19 @@ def train_model(model, task: str, d: int, nonzeros: int, examples: int, steps: i
     return loop(model, task, d, nonzeros, examples, steps, batch, learning_rate, clip, seed, record_every, device=str(target), log=log)
 
 
+def diverged(loss: float, normaliser: float) -> bool:
+    """Whether a batch loss is not finite or over `DIVERGENCE_FACTOR` times E[y²], the zero predictor's expected loss
+    (the training's own rule, icdenoise.maths.training; a healthy run's normalized loss starts near 1)."""
+    return not math.isfinite(loss) or loss > DIVERGENCE_FACTOR * normaliser
+
+
 def record(rows: list, loss: float, step: int, normaliser: float, model, task: str, seed: int, started: float, log: logging.Logger | None) -> None:
-    """Step `step`'s row of the curve and its log line; a loss that is not finite raises `TrainingDiverged` instead."""
+    """Step `step`'s row of the curve and its log line; a loss that has `diverged` raises `TrainingDiverged` instead."""
     if not math.isfinite(loss):
         raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss} at step {step}")
+    if diverged(loss, normaliser):
+        raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss:.4g} at step {step}, over "
+                               f"{DIVERGENCE_FACTOR:g} times the zero predictor's {normaliser:.4g}")
     rows.append({"step": step, "loss": loss, "normalized_loss": loss / normaliser})
     (log or module_log).info("%s %s step %d: normalized loss %.4f (%.1f s)", model.architecture, task, step, loss / normaliser, time.perf_counter() - started)
 
@@ -293,7 +303,7 @@ def record(rows: list, loss: float, step: int, normaliser: float, model, task: s
 def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None) -> pd.DataFrame:
     """`train_model` one Python step after another: each step draws its prompts on the CPU, copies them to
     the device and reads its loss back (`training_step`), raising `TrainingDiverged` at the first loss that
-    is not finite."""
+    has `diverged`."""
     target = resolve_device(device)
     model.to(target).train()
     optimiser = Adam(model.parameters(), lr=learning_rate)
@@ -303,7 +313,7 @@ def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps
     for step in range(steps):
         xs, ys = sample_prompts(task, d, nonzeros, batch, examples, seed, start=step * batch)
         loss = training_step(model, optimiser, xs.to(target), ys.to(target), clip)
-        if not math.isfinite(loss) or step % record_every == 0 or step == steps - 1:
+        if diverged(loss, normaliser) or step % record_every == 0 or step == steps - 1:
             record(rows, loss, step, normaliser, model, task, seed, started, log)
     return pd.DataFrame(rows)
 
@@ -321,7 +331,7 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
     `regression.default_workers()` on a GPU and none on the CPU), a chunk copied to the device buffer
     (through pinned memory on a GPU) whenever the steps reach it. The losses are read back only at
     the recorded steps: there `TrainingDiverged` names the first step since the last record whose loss
-    is not finite, as `train_per_step` would have named it.
+    has `diverged`, as `train_per_step` would have named it.
     """
     target = resolve_device(device)
     capture = target.type == "cuda" if capture is None else capture
@@ -377,7 +387,7 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
             if step % record_every == 0 or step == steps - 1:
                 since_record = losses[recorded_until : step + 1].tolist()
                 for offset, loss in enumerate(since_record):
-                    if not math.isfinite(loss):
+                    if diverged(loss, normaliser):
                         record(rows, loss, recorded_until + offset, normaliser, model, task, seed, started, log)
                 record(rows, since_record[-1], step, normaliser, model, task, seed, started, log)
                 recorded_until = step + 1

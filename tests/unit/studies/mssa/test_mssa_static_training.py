@@ -108,21 +108,34 @@ def test_a_graph_needs_a_gpu():
         trained(train_static, "mssa", record_every=2, capture=True)
 
 
-@pytest.fixture
-def labels_poisoned_at_step_4(monkeypatch):
-    """Step 4's batch has one label NaN: its loss is the first that is not finite (the weights, then every later loss, follow)."""
+def poison_step_4(monkeypatch, label: float) -> None:
+    """Step 4's batch has one label set to `label`, and only step 4's."""
     def poisoned(task, d, nonzeros, n_prompts, examples, seed, start=0):
         xs, ys = sample_prompts(task, d, nonzeros, n_prompts, examples, seed, start)
         if start == 4 * RUN["batch"]:
-            ys[1, 2] = float("nan")
+            ys[1, 2] = label
         return xs, ys
 
     monkeypatch.setattr(regression, "sample_prompts", poisoned)
     monkeypatch.setattr(transformers, "sample_prompts", poisoned)
 
 
-@pytest.mark.parametrize("loop, options", [(train_per_step, {}), (train_static, dict(capture=False, chunk_steps=3))])
-def test_divergence_names_the_first_step_whose_loss_is_not_finite(labels_poisoned_at_step_4, loop, options):
-    """Records at steps 0, 5 and 6: the static loop reads steps 1-5 back at step 5 and names step 4."""
+LOOPS = [(train_per_step, {}), (train_static, dict(capture=False, chunk_steps=3))]
+
+
+@pytest.mark.parametrize("loop, options", LOOPS)
+def test_divergence_names_the_first_step_whose_loss_is_not_finite(monkeypatch, loop, options):
+    """One label NaN at step 4: its loss is the first that is not finite (the weights, then every later loss, follow).
+    Records at steps 0, 5 and 6: the static loop reads steps 1-5 back at step 5 and names step 4."""
+    poison_step_4(monkeypatch, float("nan"))
     with pytest.raises(TrainingDiverged, match=r"mssa on sparse, seed 3: loss nan at step 4$"):
+        trained(loop, "mssa", record_every=5, **options)
+
+
+@pytest.mark.parametrize("loop, options", LOOPS)
+def test_divergence_names_the_first_step_whose_loss_is_far_above_the_zero_predictors(monkeypatch, loop, options):
+    """One label of 1e4 at step 4, with 50 labels in the batch: its loss is about 2e6, over 100 times E[y²] (2 here),
+    though finite; no step before it is."""
+    poison_step_4(monkeypatch, 1e4)
+    with pytest.raises(TrainingDiverged, match=r"mssa on sparse, seed 3: loss \S+ at step 4, over 100 times the zero predictor's 2$"):
         trained(loop, "mssa", record_every=5, **options)
