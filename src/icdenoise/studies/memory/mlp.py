@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 from icdenoise.maths.adam import Adam
 from icdenoise.studies.memory.bisection import largest_n_above
+from icdenoise.studies.memory.divergence import check_losses
 from icdenoise.studies.memory.embeddings import gaussian_embeddings, generator
 
 INPUT_EMBEDDINGS, OUTPUT_EMBEDDINGS, TARGET_MAP, INITIAL_WEIGHTS = 1, 2, 3, 4
@@ -48,12 +49,16 @@ def initial_weights(rng: torch.Generator, d: int, width: int) -> tuple[torch.Ten
 def train_memory(inputs: torch.Tensor, targets: torch.Tensor, outputs: torch.Tensor, w1: torch.Tensor,
                  w2: torch.Tensor, steps: int, learning_rate: float) -> tuple[torch.Tensor, torch.Tensor]:
     """W₁ and W₂ after `steps` full-batch Adam steps on the mean cross-entropy of the memory's logits against
-    `targets`, starting from copies of `w1`, `w2` (which are left unchanged); U stays frozen."""
+    `targets`, starting from copies of `w1`, `w2` (which are left unchanged); U stays frozen. A loss that has
+    diverged (`divergence.check_losses`) raises `TrainingDiverged` at its step."""
     w1, w2 = w1.clone().requires_grad_(True), w2.clone().requires_grad_(True)
     optimiser = Adam([w1, w2], lr=learning_rate)
-    for _ in range(steps):
+    run = f"MLP memory, {len(targets)} pairs, d = {w1.shape[0]}, width {w1.shape[1]}"
+    for step in range(steps):
         optimiser.zero_grad()
-        F.cross_entropy(memory_logits(inputs, outputs, w1, w2), targets).backward()
+        loss = F.cross_entropy(memory_logits(inputs, outputs, w1, w2), targets)
+        check_losses([loss.detach()], len(outputs), run, first_step=step)
+        loss.backward()
         optimiser.step()
     return w1.detach(), w2.detach()
 

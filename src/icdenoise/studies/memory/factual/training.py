@@ -11,6 +11,7 @@ from torch import nn
 
 from icdenoise.maths.adam import Adam
 from icdenoise.maths.thresholds import log_crossing
+from icdenoise.studies.memory.divergence import check_losses
 from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.factual.model import FactualTransformer, factual_embeddings, trained_parameters
 from icdenoise.studies.memory.factual.task import FactualTask, factual_task
@@ -34,16 +35,19 @@ def train_point(task: FactualTask, d: int, heads: int, head_dim: int, width: int
     """One grid point: the model on the block's embeddings, trained by Adam (learning_rate, default betas) for
     `training["steps"]` full-batch steps - every fact once per step with fresh noise - on the mean cross-entropy
     over the R·A answers; then its recall on `training["recall_draws"]` fresh noise draws per fact. Initial
-    weights and noise come from `seed` and the grid point; the task and embeddings from `block_seed`."""
+    weights and noise come from `seed` and the grid point; the task and embeddings from `block_seed`. A loss that
+    has diverged (`divergence.check_losses`) raises `TrainingDiverged` at its step."""
     sizes = (task.subjects, task.relations, task.answers_per_relation, d, heads, head_dim, width)
     model = FactualTransformer(factual_embeddings(task, d, block_seed), heads, head_dim, width,
                                generator(seed, INITIAL_WEIGHTS, *sizes))
     noise = generator(seed, TRAIN_NOISE, *sizes)
     optimizer = Adam(model.parameters(), lr=training["learning_rate"])
     loss = torch.tensor(float("nan"))
-    for _ in range(training["steps"]):
+    run = f"factual recall, S = {task.subjects}, R = {task.relations}, A = {task.answers_per_relation}, d = {d}, width {width}, seed {seed}"
+    for step in range(training["steps"]):
         tokens, targets = task.sample(noise, 1)
         loss = nn.functional.cross_entropy(model(tokens), targets)
+        check_losses([loss.detach()], task.answer_count, run, first_step=step)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

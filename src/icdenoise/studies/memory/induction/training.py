@@ -30,6 +30,7 @@ import torch
 from icdenoise.maths.adam import Adam
 from icdenoise.maths.sgd import HeavyBallSGD
 from icdenoise.studies.memory.embeddings import generator
+from icdenoise.studies.memory.divergence import check_losses
 from icdenoise.studies.memory.induction.model import (
     NO_OUTPUTS,
     AttentionOnlyTransformer,
@@ -109,12 +110,17 @@ def with_block_keys(rows: list[dict], block: dict) -> pd.DataFrame:
     return curves
 
 
+def run_name(layers: int, optimizer: str, seed: int) -> str:
+    return f"induction head, {layers} layer{'s' if layers > 1 else ''}, {optimizer}, seed {seed}"
+
+
 def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device) -> pd.DataFrame:
     """One training run of slide 20's experiment: exactly `block["steps"]` updates of the trained matrices on
     fresh batches, with the loss on the output tokens after a trigger's second and later occurrences. Every
     `record_every` steps (and at the last), one row: test loss and accuracy on `test_sequences` sequences drawn
     from the block's seed, and the probes. The task and embeddings come from `block["seed"]`; the batches and the
-    initial weights from `seed`. On a CUDA device, `train_static`."""
+    initial weights from `seed`. A batch loss that has diverged (`divergence.check_losses`) raises
+    `TrainingDiverged` at its step. On a CUDA device, `train_static`."""
     if device.type == "cuda":
         return train_static(block, layers, optimizer, seed, device)
     task, model, triggers, targets, test_tokens, batches, updates = astuple(prepare(block, layers, optimizer, seed, device))
@@ -130,6 +136,7 @@ def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch
             break
         tokens, _ = task.sample(batches, block["batch"], block["length"] + 1)
         loss, _, _ = output_loss_and_hits(model, tokens.to(device), triggers)
+        check_losses([loss.detach()], block["vocabulary"], run_name(layers, optimizer, seed), first_step=step)
         updates.zero_grad()
         loss.backward()
         updates.step()
@@ -143,7 +150,8 @@ def train_static(block: dict, layers: int, optimizer: str, seed: int, device: to
     module's docstring). The same batches, initial weights, test set, records and columns as `train_run`; the
     losses differ from its by float32 rounding (`masked_output_loss`, and the test set evaluated at once rather
     than in chunks). `capture` (default: on a GPU) replays a captured graph after `WARMUP_STEPS` eager steps;
-    without it every step runs eagerly, the same code. Nothing is read back to the host before the last step."""
+    without it every step runs eagerly, the same code. Nothing is read back to the host before the last step; then a
+    batch loss that has diverged raises `TrainingDiverged` at the first such step, as `train_run` would."""
     capture = device.type == "cuda" if capture is None else capture
     if capture and device.type != "cuda":
         raise ValueError(f"a CUDA graph needs a CUDA device, got {device}")
@@ -202,6 +210,7 @@ def train_static(block: dict, layers: int, optimizer: str, seed: int, device: to
         losses, table = train_losses.cpu().numpy(), records.cpu().numpy()
     if not outputs_everywhere:
         raise ValueError(NO_OUTPUTS)
+    check_losses(losses, block["vocabulary"], run_name(layers, optimizer, seed))
     rows = []
     for row, step in enumerate(recorded):
         since = losses[recorded[row - 1] if row else 0 : step]
