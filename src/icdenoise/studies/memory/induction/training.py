@@ -21,7 +21,7 @@ read-backs, not by the GPU, so `train_static` keeps Python off the hot path:
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -69,8 +69,7 @@ def evaluate(model: AttentionOnlyTransformer, test_tokens: torch.Tensor, trigger
     return total_loss / total_count, total_hits / total_count
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """What a run trains on and with: the task and model, the probes' targets, the test set, the batches'
     generator and the optimiser."""
 
@@ -81,11 +80,6 @@ class Run:
     test_tokens: torch.Tensor
     batches: torch.Generator
     updates: object
-
-
-def astuple(run: Run) -> tuple:
-    """The run's fields in order (dataclasses.astuple would deep-copy the tensors)."""
-    return tuple(getattr(run, field.name) for field in fields(run))
 
 
 def prepare(block: dict, layers: int, optimizer: str, seed: int, device: torch.device) -> Run:
@@ -123,7 +117,7 @@ def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch
     `TrainingDiverged` at its step. On a CUDA device, `train_static`."""
     if device.type == "cuda":
         return train_static(block, layers, optimizer, seed, device)
-    task, model, triggers, targets, test_tokens, batches, updates = astuple(prepare(block, layers, optimizer, seed, device))
+    task, model, triggers, targets, test_tokens, batches, updates = prepare(block, layers, optimizer, seed, device)
     rows, train_losses = [], []
     for step in range(block["steps"] + 1):
         if step % block["record_every"] == 0 or step == block["steps"]:
@@ -155,7 +149,7 @@ def train_static(block: dict, layers: int, optimizer: str, seed: int, device: to
     capture = device.type == "cuda" if capture is None else capture
     if capture and device.type != "cuda":
         raise ValueError(f"a CUDA graph needs a CUDA device, got {device}")
-    task, model, triggers, targets, test_tokens, batches, updates = astuple(prepare(block, layers, optimizer, seed, device))
+    task, model, triggers, targets, test_tokens, batches, updates = prepare(block, layers, optimizer, seed, device)
     steps, every = block["steps"], block["record_every"]
     recorded = [step for step in range(steps + 1) if step % every == 0 or step == steps]
     chunk_steps = max(1, min(chunk_steps, steps))
