@@ -11,13 +11,15 @@ is captured as one CUDA graph on a GPU. Four measurements, each a table (printed
 
 - `graphs.csv`: each model's graph replayed alone, ms a step (the median of `--repeats` timings of `--steps` replays),
   and MSSA's with its attention computed other ways (as in `attention.csv`): torch's kernel, as before
-  `icdenoise.maths.small_attention`, and FlexAttention;
+  `icdenoise.maths.small_attention`, and `small_attention` with TF32 products, three-pass (tf32x3) and one-pass, the
+  latter also with cuBLAS's TF32 matrix products;
 - `kernels.csv`: torch's profiler over `--profile-steps` eager steps of MSSA, each kernel's count and milliseconds per
   step, largest first;
 - `attention.csv`: the causal attention of one layer, forward and backward, at the paper's shape, each way of computing
-  it captured as a graph: `small_attention` (the pipeline's on a GPU), torch's `scaled_dot_product_attention` with its
-  default choice and each backend forced, the written-out softmax on strided and contiguous heads, and FlexAttention
-  compiled;
+  it captured as a graph: `small_attention` (the pipeline's on a GPU) at several row blocks, warps and product
+  precisions, torch's `scaled_dot_product_attention` with its default choice and each backend forced, the written-out
+  softmax on strided and contiguous heads, and FlexAttention compiled; with the largest difference of the output and
+  of each gradient from the written-out softmax in float64, relative to its largest magnitude;
 - `sharing.csv`: the six graphs of Figure 6's runs (each model on each task) replayed one after another on one stream,
   and each on a stream of its own, ms per round of six steps; and MSSA's step at batch 64 × (1, 2, 6), ms a step.
 """
@@ -48,6 +50,7 @@ from icdenoise.studies.mssa.regression import TASKS, sample_prompts  # noqa: E40
 from icdenoise.studies.mssa import transformers  # noqa: E402
 from icdenoise.studies.mssa.transformers import build_model, regression_loss, written_out_causal_attention  # noqa: E402
 
+TABLES = ("graphs", "kernels", "attention", "sharing")
 TINY = dict(width=16, heads=2, batch=8)
 TINY_LAYERS = 2
 
@@ -131,11 +134,12 @@ def attention_ways() -> dict:
         flat = [t.reshape(batch * heads, length, width) for t in (q, k, v)]
         return written_out_causal_attention(*flat).view(batch, heads, length, width)
 
-    def triton_way(rows, warps):
-        return lambda q, k, v: small_attention.causal_attention(q, k, v, rows=rows, warps=warps)
+    def triton_way(rows, warps, precision):
+        return lambda q, k, v: small_attention.causal_attention(q, k, v, rows=rows, warps=warps, precision=precision)
 
-    return {**{f"small attention, {rows} rows, {warps} warps": triton_way(rows, warps)
-               for rows, warps in ((16, 4), (16, 2), (16, 8), (32, 4), (64, 4), (128, 8))},
+    return {**{f"small attention, {rows} rows, {warps} warps, {precision}": triton_way(rows, warps, precision)
+               for rows, warps, precision in ((16, 2, "ieee"), (16, 4, "ieee"), (32, 4, "ieee"), (16, 2, "tf32x3"),
+                                              (16, 4, "tf32x3"), (32, 4, "tf32x3"), (64, 4, "tf32x3"), (16, 2, "tf32"))},
             "sdpa default": lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
             "sdpa efficient": forced(backends.EFFICIENT_ATTENTION), "sdpa math": forced(backends.MATH),
             "sdpa cudnn": forced(backends.CUDNN_ATTENTION), "written out": written_out_causal_attention,
@@ -173,9 +177,7 @@ def attention_table(block: dict, batch: int, steps: int, repeats: int, device: t
             q, k, v = (leaf.transpose(1, 2) for leaf in leaves)  # strided heads, as split_heads makes them
             attend(q, k, v).backward(upstream)
         try:
-            with torch.no_grad():
-                heads_of = [leaf.transpose(1, 2) for leaf in leaves]
-                difference = (attend(*heads_of) - written_out_causal_attention(*heads_of)).abs().max().item()
+            difference = reference_differences(attend, leaves, upstream)
             graph = None
             if device.type == "cuda":  # warmed up and captured on a side stream, as train_static does
                 stream = torch.cuda.Stream(device)
@@ -188,33 +190,85 @@ def attention_table(block: dict, batch: int, steps: int, repeats: int, device: t
                         work()
                 torch.cuda.current_stream(device).wait_stream(stream)
             rows.append({"way": name, "ms_forward_backward": timed_ms(graph.replay if graph else work, steps, repeats, device),
-                         "max_abs_difference": difference})
+                         **difference})
         except Exception as error:  # a backend that does not take float32 or this shape, or a compiler missing
             rows.append({"way": name, "error": " ".join(str(error).split())[:160]})
     return pd.DataFrame(rows)
 
 
+def reference_differences(attend, leaves: list[torch.Tensor], upstream: torch.Tensor) -> dict:
+    """Largest |attend − the written-out softmax in float64| of the output and of the three gradients, relative to the
+    reference's largest magnitude."""
+    results = []
+    for way, dtype in ((attend, torch.float32), (written_out_causal_attention, torch.float64)):
+        copies = [leaf.detach().to(dtype).requires_grad_() for leaf in leaves]
+        output = way(*(copy.transpose(1, 2) for copy in copies))
+        output.backward(upstream.to(dtype))
+        results.append([output.detach(), *(copy.grad for copy in copies)])
+    ours, reference = results
+    return {f"relative_difference_{name}": ((a.double() - b).abs().max() / b.abs().max()).item()
+            for name, a, b in zip(("output", "dq", "dk", "dv"), ours, reference)}
+
+
 def sharing_table(block: dict, layers_of: dict, steps: int, repeats: int, device: torch.device) -> pd.DataFrame:
-    """Figure 6's six steps one after another on one stream, and on six streams; MSSA's step at larger batches."""
-    runs = [Step(architecture, block, layers, task, block["batch"], device) for architecture, layers in layers_of.items() for task in TASKS]
-    rows = [{"what": "six runs, one stream", "ms": timed_ms(lambda: [run.replay() for run in runs], steps, repeats, device)}]
-    if device.type == "cuda":
-        streams = [torch.cuda.Stream(device) for _ in runs]
-
-        def concurrent():
-            main = torch.cuda.current_stream(device)
-            for stream, run in zip(streams, runs):
-                stream.wait_stream(main)
-                with torch.cuda.stream(stream):
-                    run.replay()
-            for stream in streams:
-                main.wait_stream(stream)
-
-        rows.append({"what": "six runs, a stream each", "ms": timed_ms(concurrent, steps, repeats, device)})
+    """Figure 6's six steps one after another on one stream, and on six streams, with the pipeline's attention and with
+    tf32x3 products in it; MSSA's step at larger batches."""
+    rows = []
+    tf32x3 = attention_ways()["small attention, 16 rows, 2 warps, tf32x3"]
+    for label, attend in (("", transformers.causal_attention), (", tf32x3 attention", tf32x3)):
+        with patched_attention(attend):
+            runs = [Step(architecture, block, layers, task, block["batch"], device) for architecture, layers in layers_of.items() for task in TASKS]
+        rows.append({"what": "six runs, one stream" + label, "ms": timed_ms(lambda: [run.replay() for run in runs], steps, repeats, device)})
+        if device.type == "cuda":
+            rows.append({"what": "six runs, a stream each" + label, "ms": timed_ms(concurrently(runs, device), steps, repeats, device)})
     for factor in (1, 2, 6):
         step = Step("mssa", block, layers_of["mssa"], "sparse", factor * block["batch"], device)
         rows.append({"what": f"mssa, batch {factor} x {block['batch']}", "ms": timed_ms(step.replay, steps, repeats, device)})
     return pd.DataFrame(rows)
+
+
+def concurrently(runs: list[Step], device: torch.device):
+    """A function replaying each run's step on a stream of its own, all after the current stream's work."""
+    streams = [torch.cuda.Stream(device) for _ in runs]
+
+    def replay():
+        main = torch.cuda.current_stream(device)
+        for stream, run in zip(streams, runs):
+            stream.wait_stream(main)
+            with torch.cuda.stream(stream):
+                run.replay()
+        for stream in streams:
+            main.wait_stream(stream)
+    return replay
+
+
+def graphs_table(block: dict, layers_of: dict, steps: int, repeats: int, device: torch.device) -> pd.DataFrame:
+    """Each model's step as the pipeline runs it, and MSSA's with other attentions and precisions, ms a step."""
+    rows = [{"model": name, "layers": layers, "attention": "as the pipeline", "ms_per_step": timed_ms(
+        Step(name, block, layers, "sparse", block["batch"], device).replay, steps, repeats, device)} for name, layers in layers_of.items()]
+    ways = attention_ways()
+    variants = [("sdpa default", False), ("small attention, 16 rows, 2 warps, tf32x3", False),
+                ("small attention, 16 rows, 2 warps, tf32", False), ("small attention, 16 rows, 2 warps, tf32", True)]
+    for way, tf32_matmul in variants:
+        try:
+            with patched_attention(ways[way]), tf32_matrix_products(tf32_matmul):
+                step = Step("mssa", block, layers_of["mssa"], "sparse", block["batch"], device)
+                rows.append({"model": "mssa", "layers": layers_of["mssa"], "attention": way + (", cuBLAS TF32" if tf32_matmul else ""),
+                             "ms_per_step": timed_ms(step.replay, steps, repeats, device)})
+        except Exception as error:
+            rows.append({"model": "mssa", "attention": way, "error": str(error).splitlines()[0][:100]})
+    return pd.DataFrame(rows)
+
+
+@contextlib.contextmanager
+def tf32_matrix_products(on: bool):
+    """cuBLAS's float32 matrix products in TF32 while the block runs, if `on`."""
+    before = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = on or before
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = before
 
 
 @contextlib.contextmanager
@@ -237,6 +291,7 @@ def main() -> None:
     parser.add_argument("--profile-steps", type=int, default=5, help="eager MSSA steps profiled (default 5)")
     parser.add_argument("--configfile", type=Path, default=REPO / "config" / "mssa_paper_scale.yaml")
     parser.add_argument("--out", type=Path, required=True, help="folder of the tables, as CSV")
+    parser.add_argument("--tables", nargs="+", choices=TABLES, default=list(TABLES), help="the tables measured (default all)")
     args = parser.parse_args()
     block = merged_config(REPO, [args.configfile])["mssa"]["regression"]
     layers_of = {name: options["layers"] for name, options in block["models"].items()}
@@ -247,21 +302,14 @@ def main() -> None:
     print(f"{device} {torch.cuda.get_device_name(device) if device.type == 'cuda' else ''}: width {block['width']}, "
           f"{block['heads']} heads, batch {block['batch']}, layers {layers_of}", flush=True)
     tables = {}
-    rows = [{"model": name, "layers": layers, "attention": "as the pipeline", "ms_per_step": timed_ms(
-        Step(name, block, layers, "sparse", block["batch"], device).replay, args.steps, args.repeats, device)} for name, layers in layers_of.items()]
-    ways = attention_ways()
-    for way in ("sdpa default", "small attention, 16 rows, 4 warps"):
-        try:
-            with patched_attention(ways[way]):
-                step = Step("mssa", block, layers_of["mssa"], "sparse", block["batch"], device)
-                rows.append({"model": "mssa", "layers": layers_of["mssa"], "attention": way,
-                             "ms_per_step": timed_ms(step.replay, args.steps, args.repeats, device)})
-        except Exception as error:
-            rows.append({"model": "mssa", "attention": way, "error": str(error).splitlines()[0][:100]})
-    tables["graphs"] = pd.DataFrame(rows)
-    tables["kernels"] = kernel_table(Step("mssa", block, layers_of["mssa"], "sparse", block["batch"], device), args.profile_steps, device)
-    tables["attention"] = attention_table(block, block["batch"], args.steps, args.repeats, device)
-    tables["sharing"] = sharing_table(block, layers_of, max(1, args.steps // 4), args.repeats, device)
+    if "graphs" in args.tables:
+        tables["graphs"] = graphs_table(block, layers_of, args.steps, args.repeats, device)
+    if "kernels" in args.tables:
+        tables["kernels"] = kernel_table(Step("mssa", block, layers_of["mssa"], "sparse", block["batch"], device), args.profile_steps, device)
+    if "attention" in args.tables:
+        tables["attention"] = attention_table(block, block["batch"], args.steps, args.repeats, device)
+    if "sharing" in args.tables:
+        tables["sharing"] = sharing_table(block, layers_of, max(1, args.steps // 4), args.repeats, device)
     for name, table in tables.items():
         print(f"\n== {name}\n{table.head(40).to_markdown(index=False, floatfmt='.4g')}", flush=True)
         table.to_csv(args.out / f"{name}.csv", index=False)

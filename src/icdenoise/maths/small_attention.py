@@ -12,9 +12,12 @@ step's 8.6 ms (scripts/mssa_kernels.py, docs/performance.md). Here a program hol
 to a power of two ≥ 16) and takes its query rows `ROWS` at a time: the whole row of scores is in registers, so the
 softmax needs no running maximum, the backward recomputes P instead of storing it, and it sums dK and dV over the row
 blocks in a fixed order, with no two programs writing the same gradient: the result is the same bits from run to run.
-The products are float32 (`input_precision="ieee"`, no TF32), as everywhere in the pipeline
+The products are float32 by default (`PRECISION = "ieee"`, no TF32), as everywhere in the pipeline
 (`runtime.use_full_float32_precision`). On an H100 (2026-11-27, scripts/mssa_kernels.py): 0.113 ms for one layer's
-forward and backward against torch's 0.178 ms, and a paper-scale MSSA step 6.73 ms against 8.53 ms.
+forward and backward against torch's 0.178 ms, and a paper-scale MSSA step 6.73 ms against 8.53 ms. The other
+precisions, measured the same way: "tf32x3" (three TF32 products, float32's accuracy) 0.133 ms, slower; "tf32"
+0.041 ms and a 4.59 ms step, but each output and gradient off by about 1e-3 of its largest value, against 3e-7 to
+5e-7 for "ieee" (both against the formula in float64).
 
 Triton compiles the kernels once for each length and width, in the first call, and keeps them in its cache
 (~/.triton/cache). In a fresh cache and process, the first paper-scale run took 9.5 s to its first record and the next
@@ -43,6 +46,7 @@ MAX_LENGTH = 128
 MAX_WIDTH = 64
 ROWS = 16  # query rows a program holds at once
 WARPS = 2  # warps a program runs on (2 was the fastest of 2, 4 and 8 at 16 rows, docs/performance.md)
+PRECISION = "ieee"  # Triton's input_precision of the products: float32 FMA, no tensor cores
 
 
 def supports(queries: torch.Tensor) -> bool:
@@ -65,16 +69,17 @@ if triton is not None:
         return base + prompt * stride_b + head * stride_h + rows[:, None] * stride_n + columns[None, :]
 
     @triton.jit
-    def _weights(q, k, rows, keys, scale):
+    def _weights(q, k, rows, keys, scale, PRECISION: tl.constexpr):
         """P = softmax over keys j ≤ i of q_i·k_j·scale for the query rows `rows`, (ROWS, BLOCK)."""
-        scores = tl.dot(q, tl.trans(k), input_precision="ieee") * scale
+        scores = tl.dot(q, tl.trans(k), input_precision=PRECISION) * scale
         scores = tl.where(keys[None, :] <= rows[:, None], scores, float("-inf"))
         exponentials = tl.exp(scores - tl.max(scores, axis=1)[:, None])
         return exponentials / tl.sum(exponentials, axis=1)[:, None]
 
     @triton.jit
     def _forward(q_ptr, k_ptr, v_ptr, o_ptr, q_b, q_h, q_n, k_b, k_h, k_n, v_b, v_h, v_n, o_b, o_h, o_n,
-                 heads, width, scale, LENGTH: tl.constexpr, BLOCK: tl.constexpr, WIDTH: tl.constexpr, ROWS: tl.constexpr):
+                 heads, width, scale, LENGTH: tl.constexpr, BLOCK: tl.constexpr, WIDTH: tl.constexpr, ROWS: tl.constexpr,
+                 PRECISION: tl.constexpr):
         program = tl.program_id(0)
         keys, columns = tl.arange(0, BLOCK), tl.arange(0, WIDTH)
         whole = (keys[:, None] < LENGTH) & (columns[None, :] < width)
@@ -84,13 +89,13 @@ if triton is not None:
             rows = first + tl.arange(0, ROWS)
             part = (rows[:, None] < LENGTH) & (columns[None, :] < width)
             q = tl.load(_pointers(q_ptr, q_b, q_h, q_n, program, heads, rows, columns), mask=part, other=0.0)
-            output = tl.dot(_weights(q, k, rows, keys, scale), v, input_precision="ieee")
+            output = tl.dot(_weights(q, k, rows, keys, scale, PRECISION), v, input_precision=PRECISION)
             tl.store(_pointers(o_ptr, o_b, o_h, o_n, program, heads, rows, columns), output, mask=part)
 
     @triton.jit
     def _backward(q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, dk_ptr, dv_ptr, q_b, q_h, q_n, k_b, k_h, k_n, v_b, v_h, v_n,
                   do_b, do_h, do_n, g_b, g_h, g_n, heads, width, scale, LENGTH: tl.constexpr, BLOCK: tl.constexpr,
-                  WIDTH: tl.constexpr, ROWS: tl.constexpr):
+                  WIDTH: tl.constexpr, ROWS: tl.constexpr, PRECISION: tl.constexpr):
         program = tl.program_id(0)
         keys, columns = tl.arange(0, BLOCK), tl.arange(0, WIDTH)
         whole = (keys[:, None] < LENGTH) & (columns[None, :] < width)
@@ -103,13 +108,13 @@ if triton is not None:
             part = (rows[:, None] < LENGTH) & (columns[None, :] < width)
             q = tl.load(_pointers(q_ptr, q_b, q_h, q_n, program, heads, rows, columns), mask=part, other=0.0)
             upstream = tl.load(_pointers(do_ptr, do_b, do_h, do_n, program, heads, rows, columns), mask=part, other=0.0)
-            weights = _weights(q, k, rows, keys, scale)
-            weights_grad = tl.dot(upstream, tl.trans(v), input_precision="ieee")
+            weights = _weights(q, k, rows, keys, scale, PRECISION)
+            weights_grad = tl.dot(upstream, tl.trans(v), input_precision=PRECISION)
             scores_grad = weights * (weights_grad - tl.sum(weights * weights_grad, axis=1)[:, None]) * scale
             tl.store(_pointers(dq_ptr, g_b, g_h, g_n, program, heads, rows, columns),
-                     tl.dot(scores_grad, k, input_precision="ieee"), mask=part)
-            keys_grad += tl.dot(tl.trans(scores_grad), q, input_precision="ieee")
-            values_grad += tl.dot(tl.trans(weights), upstream, input_precision="ieee")
+                     tl.dot(scores_grad, k, input_precision=PRECISION), mask=part)
+            keys_grad += tl.dot(tl.trans(scores_grad), q, input_precision=PRECISION)
+            values_grad += tl.dot(tl.trans(weights), upstream, input_precision=PRECISION)
         tl.store(_pointers(dk_ptr, g_b, g_h, g_n, program, heads, keys, columns), keys_grad, mask=whole)
         tl.store(_pointers(dv_ptr, g_b, g_h, g_n, program, heads, keys, columns), values_grad, mask=whole)
 
@@ -123,22 +128,23 @@ def unit_last_stride(tensor: torch.Tensor) -> torch.Tensor:
     return tensor if tensor.stride(-1) == 1 else tensor.contiguous()
 
 
-def launch_options(length: int, width: int, rows: int, warps: int) -> dict:
-    return {"LENGTH": length, "BLOCK": block(length), "WIDTH": block(width), "ROWS": min(rows, block(length)), "num_warps": warps}
+def launch_options(length: int, width: int, rows: int, warps: int, precision: str) -> dict:
+    return {"LENGTH": length, "BLOCK": block(length), "WIDTH": block(width), "ROWS": min(rows, block(length)), "num_warps": warps,
+            "PRECISION": precision}
 
 
 class CausalAttention(torch.autograd.Function):
     """The module's attention with the gradients of its docstring."""
 
     @staticmethod
-    def forward(ctx, queries, keys, values, rows, warps):
+    def forward(ctx, queries, keys, values, rows, warps, precision):
         queries, keys, values = (unit_last_stride(t) for t in (queries, keys, values))
         batch, heads, length, width = queries.shape
         output = head_major(batch, heads, length, width, queries)
         _forward[(batch * heads,)](queries, keys, values, output, *queries.stride()[:3], *keys.stride()[:3], *values.stride()[:3],
-                                   *output.stride()[:3], heads, width, 1 / math.sqrt(width), **launch_options(length, width, rows, warps))
+                                   *output.stride()[:3], heads, width, 1 / math.sqrt(width), **launch_options(length, width, rows, warps, precision))
         ctx.save_for_backward(queries, keys, values)
-        ctx.rows, ctx.warps = rows, warps
+        ctx.options = rows, warps, precision
         return output
 
     @staticmethod
@@ -149,13 +155,15 @@ class CausalAttention(torch.autograd.Function):
         grads = [head_major(batch, heads, length, width, queries) for _ in range(3)]
         _backward[(batch * heads,)](queries, keys, values, output_grad, *grads, *queries.stride()[:3], *keys.stride()[:3],
                                     *values.stride()[:3], *output_grad.stride()[:3], *grads[0].stride()[:3], heads, width,
-                                    1 / math.sqrt(width), **launch_options(length, width, ctx.rows, ctx.warps))
-        return (*grads, None, None)
+                                    1 / math.sqrt(width), **launch_options(length, width, *ctx.options))
+        return (*grads, None, None, None)
 
 
-def causal_attention(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, rows: int = ROWS, warps: int = WARPS) -> torch.Tensor:
+def causal_attention(queries: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, rows: int = ROWS, warps: int = WARPS,
+                     precision: str = PRECISION) -> torch.Tensor:
     """(B, H, N, p) each -> (B, H, N, p), laid out as (B, N, H, p): o_i = Σ_{j ≤ i} softmax_j(q_i·k_j/√p) v_j, the
-    query rows `rows` at a time (a power of two ≥ 16), each program `warps` warps."""
+    query rows `rows` at a time (a power of two ≥ 16), each program `warps` warps, the products at Triton's
+    `precision` ("ieee", "tf32x3" or "tf32")."""
     if triton is None:
         raise RuntimeError("small_attention needs Triton, which torch's CUDA wheels bring; check supports() first")
-    return CausalAttention.apply(queries, keys, values, rows, warps)
+    return CausalAttention.apply(queries, keys, values, rows, warps, precision)

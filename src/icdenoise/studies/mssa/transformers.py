@@ -291,11 +291,9 @@ def diverged(loss: float, normaliser: float) -> bool:
 
 def record(rows: list, loss: float, step: int, normaliser: float, model, task: str, seed: int, started: float, log: logging.Logger | None) -> None:
     """Step `step`'s row of the curve and its log line; a loss that has `diverged` raises `TrainingDiverged` instead."""
-    if not math.isfinite(loss):
-        raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss} at step {step}")
     if diverged(loss, normaliser):
-        raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss:.4g} at step {step}, over "
-                               f"{DIVERGENCE_FACTOR:g} times the zero predictor's {normaliser:.4g}")
+        raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss:.4g} at step {step}, not finite or "
+                               f"over {DIVERGENCE_FACTOR:g} times the zero predictor's {normaliser:.4g}")
     rows.append({"step": step, "loss": loss, "normalized_loss": loss / normaliser})
     (log or module_log).info("%s %s step %d: normalized loss %.4f (%.1f s)", model.architecture, task, step, loss / normaliser, time.perf_counter() - started)
 

@@ -15,12 +15,16 @@ read-backs, not by the GPU, so `train_static` keeps Python off the hot path:
 - the step (loss, backward, the optimiser's update) is captured once as a `torch.cuda.CUDAGraph`, after
   `WARMUP_STEPS` eager steps on a side stream, and replayed;
 - each record (test loss and accuracy on the whole test set at once, the probes) is written into a device
-  table, and everything comes back to the host once, at the end.
+  table, and everything comes back to the host once, at the end;
+- it runs under torch's deterministic algorithms (`deterministic_algorithms`): without them no two GPU runs of
+  the same config and seed were equal (final accuracies 0.9925 to 1.0000 for one run, 2026-11-27), with them every
+  run was the same bits, within and across processes (scripts/gpu_determinism.py, docs/reproducibility.md).
 `train_static(capture=False)` runs the same code eagerly on any device (the unit tests' CPU check)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import NamedTuple
 
 import numpy as np
@@ -44,6 +48,21 @@ from icdenoise.studies.memory.induction.task import TriggerBigrams, trigger_bigr
 TEST_SET, BATCHES, INITIAL_WEIGHTS = 3, 4, 5  # purpose codes of a run's generators (1: embeddings, 2: bigrams)
 WARMUP_STEPS = 3  # steps run eagerly on the side stream before the CUDA graph is captured (torch.cuda.graph's docs: 3)
 CHUNK_STEPS = 100  # steps' batches drawn and copied to the device together (3.3 MB at the config's sizes)
+
+
+@contextlib.contextmanager
+def deterministic_algorithms():
+    """torch's deterministic algorithms while the block runs (`torch.use_deterministic_algorithms`), and the cuBLAS
+    workspace they require, CUBLAS_WORKSPACE_CONFIG=:4096:8 unless the environment sets it (cuBLAS reads it at its
+    first product in the process; torch raises for a value that is not deterministic). The setting before is
+    restored after, so other work in the same process is left as it was."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    before = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
 
 
 def make_optimizer(name: str, options: dict, parameters):
@@ -145,10 +164,18 @@ def train_static(block: dict, layers: int, optimizer: str, seed: int, device: to
     losses differ from its by float32 rounding (`masked_output_loss`, and the test set evaluated at once rather
     than in chunks). `capture` (default: on a GPU) replays a captured graph after `WARMUP_STEPS` eager steps;
     without it every step runs eagerly, the same code. Nothing is read back to the host before the last step; then a
-    batch loss that has diverged raises `TrainingDiverged` at the first such step, as `train_run` would."""
+    batch loss that has diverged raises `TrainingDiverged` at the first such step, as `train_run` would. On a CUDA
+    device it runs under `deterministic_algorithms`."""
     capture = device.type == "cuda" if capture is None else capture
     if capture and device.type != "cuda":
         raise ValueError(f"a CUDA graph needs a CUDA device, got {device}")
+    with deterministic_algorithms() if device.type == "cuda" else contextlib.nullcontext():
+        return static_run(block, layers, optimizer, seed, device, capture, chunk_steps)
+
+
+def static_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device, capture: bool,
+               chunk_steps: int) -> pd.DataFrame:
+    """`train_static`'s run, on the device and in the mode it chose."""
     task, model, triggers, targets, test_tokens, batches, updates = prepare(block, layers, optimizer, seed, device)
     steps, every = block["steps"], block["record_every"]
     recorded = [step for step in range(steps + 1) if step % every == 0 or step == steps]
