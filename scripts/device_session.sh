@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # One device call, everything measured in one go (docs/performance.md): the card; the CUDA-only tests;
 # gpu_check --studies, which runs the device jobs of the onelayer ensembles and of the studies again on the GPU
-# and compares their tables and every verdict with a CPU run of the same ledgers; the MSSA step at the paper's
-# scale, each model alone in float32 as train_static runs it. TF32 and torch.compile are left out: they bought nothing
-# and 7% (docs/performance.md, 2026-11-27); scripts/mssa_kernels.py times the step's parts when that is the question.
+# and compares their tables and every verdict with a CPU run of the same ledgers; whether the induction head's GPU
+# runs repeat bit for bit (gpu_determinism.py pipeline); the MSSA step at the paper's
+# scale, each model alone in float32 as train_static runs it. TF32 and torch.compile are left out: TF32 costs float32's
+# accuracy (about 1e-3 of each product) and torch.compile bought 7% (docs/performance.md, 2026-11-27);
+# scripts/mssa_kernels.py times the step's parts and the precisions when that is the question.
 # Run from the repository root on the device machine
 # with the wheels of .whl/ carried (Snakemake and what it needs that the machine's image lacks); every result
 # goes to $OUT, packed as device-session.tgz.
@@ -33,12 +35,16 @@ timeout $(( $(left) > 90 ? 90 : $(left) - 5 )) python3 -m pytest -q -p no:cachep
 
 cpu_run=()
 [[ -d runs/gpucpu/cpu/benchmarks ]] && cpu_run=(--cpu-run runs/gpucpu/cpu)
-echo "== gpu_check --studies ($(left) s left)"  # it leaves the step bench 65 s
-timeout $(( $(left) - 65 )) python3 scripts/gpu_check.py --studies "${cpu_run[@]}" --keep /tmp/keep 2>&1 | tee "$out/gpu_check_studies.log" | tail -45
+echo "== gpu_check --studies ($(left) s left)"  # it leaves the determinism check 60 s and the step bench 65 s
+timeout $(( $(left) - 125 )) python3 scripts/gpu_check.py --studies "${cpu_run[@]}" --keep /tmp/keep 2>&1 | tee "$out/gpu_check_studies.log" | tail -45
 for ledger in /tmp/keep/device/figures/*/claims.md /tmp/keep/device/figures/*/claims.parquet; do
   [[ -f $ledger ]] && install -D "$ledger" "$out/ledgers/device/${ledger#/tmp/keep/device/figures/}"
 done
 
+echo "== gpu_determinism: the induction head as the pipeline trains it, twice in a process, in two processes ($(left) s left)"
+if (( $(left) > 110 )); then
+  timeout 60 python3 scripts/gpu_determinism.py pipeline 2>&1 | tee "$out/determinism.log" | tail -4
+fi
 echo "== mssa_step_bench: each model alone, in float32 ($(left) s left)"
 if (( $(left) > 55 )); then
   timeout 50 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 \

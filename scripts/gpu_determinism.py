@@ -5,7 +5,7 @@ each mode, two processes each train the 2-layer SGD and Adam runs of seed 0 (con
 `memory.induction` block) twice, and say whether the two runs of a process are equal and whether the two processes'
 first runs are.
 
-    python3 scripts/gpu_determinism.py                 # on a machine with a CUDA GPU
+    python3 scripts/gpu_determinism.py [pipeline] [plain]     # on a machine with a CUDA GPU (default both)
 
 Modes: `pipeline`, as `train_run` runs on a GPU; `plain`, the same with `deterministic_algorithms` replaced by a
 block that changes nothing, as the pipeline ran before 2026-11-27. In `pipeline` mode an operation with no
@@ -14,6 +14,7 @@ deterministic implementation raises, naming it. Numbers only: no job of the pipe
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import subprocess
@@ -50,17 +51,21 @@ def one_process(mode: str, out: str) -> None:
 
 
 def main() -> int:
-    if len(sys.argv) == 3:
-        one_process(*sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("modes", nargs="*", choices=MODES, default=list(MODES), help="the modes checked (default both)")
+    parser.add_argument("--one-process", nargs=2, metavar=("MODE", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one_process:
+        one_process(*args.one_process)
         return 0
     import pandas as pd
 
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])))
     with tempfile.TemporaryDirectory() as folder:
-        for mode in MODES:
+        for mode in args.modes:
             outs = [str(Path(folder) / f"{mode}_{index}.parquet") for index in (1, 2)]
             for out in outs:
-                subprocess.run([sys.executable, __file__, mode, out], env=environment, check=True)
+                subprocess.run([sys.executable, __file__, "--one-process", mode, out], env=environment, check=True)
             print(f"{mode}: two processes equal: {pd.read_parquet(outs[0]).equals(pd.read_parquet(outs[1]))}", flush=True)
     return 0
 
