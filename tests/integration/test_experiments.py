@@ -120,13 +120,14 @@ def test_the_comparison_leads_with_the_settings_that_differ(experiments_run):
     assert "| dataset.seed | 0 | 7 |" in text  # smoke_seed7's one change (conftest.SECOND_RUN)
 
 
-def test_a_comparison_with_a_run_never_built_says_how_to_build_it(experiments_run):
+def test_a_comparison_with_a_run_never_built_says_no_config_names_it(experiments_run):
     workdir = experiments_run["workdir"]
     (workdir / "unbuilt.yaml").write_text("comparison: {runs: [never_built]}\n")
     result = snakemake(workdir, "-n", "comparison", configfile=["config/smoke.yaml", "unbuilt.yaml"])
     assert result.returncode != 0
     output = result.stdout + result.stderr  # Snakemake prints an input function's error to stdout
-    assert "comparison.runs: run 'never_built' has no runs/never_built/figures/leaderboard.parquet; build it first" in output
+    assert ("comparison.runs: run 'never_built' has no runs/never_built/figures/leaderboard.parquet; no saved "
+            "runs/never_built/results/config.yaml and no file in config/ names it (run: {name: never_built}): check the name") in output
 
 
 BAD_SWEEPS = {

@@ -6,9 +6,10 @@ and ``benchmarks/``, so that the mission's targets keep their paths (``figures/f
 run writes the same four folders under ``runs/<name>/``. Rules write their paths with Snakemake's path
 variables (``<results>/…``, ``<figures>/…``, ``<logs>/…``, ``<benchmarks>/…``), which `path_variables`
 fills for the run; every job's metadata lives in the one ``.snakemake`` of the working directory, keyed
-by these distinct paths, so building one run never invalidates another. Nothing is shared between runs:
-two runs with an equal dataset each draw it (a dataset takes about a second), and a run's folder holds
-everything its figures were built from. docs/experiments.md has the details.
+by these distinct paths, so building one run never invalidates another. By default nothing is shared between
+runs: two runs with an equal dataset each draw it, and a run's folder holds everything its figures were built
+from; under `snakemake --cache` equal datasets, trainings and closed forms come from Snakemake's between-workflow
+cache instead. docs/experiments.md has the details.
 """
 
 from __future__ import annotations
@@ -59,13 +60,25 @@ def compared_tables(runs: list[str], current: str, base_name: str, ledgers: dict
         place = (lambda path: path) if run == current else (lambda path, run=run: in_run(path, run, base_name))
         board = place("<figures>/leaderboard.parquet")
         if run != current and not Path(board).is_file():
-            saved = place("<results>/config.yaml")
-            raise ValueError(f"comparison.runs: run {run!r} has no {board}; build it first (snakemake --cores 2 leaderboard "
-                             f"--configfile {saved if Path(saved).is_file() else 'FILE'}, FILE being the config that names run {run!r})")
+            raise ValueError(f"comparison.runs: run {run!r} has no {board}; {how_to_build(run, place('<results>/config.yaml'))}")
         tables.append((run, "", board))
         tables += [(run, study, place(ledger)) for study, ledger in ledgers.items()
                    if run == current or Path(place(ledger)).is_file()]
     return tables
+
+
+def how_to_build(run: str, saved: str, folder: Path = Path("config")) -> str:
+    """How to build run `run`'s leaderboard: with its saved config `saved`, else with a file of `folder` whose
+    `run.name` is `run` (several files: each command), else that no config names it."""
+    if Path(saved).is_file():
+        files = [Path(saved)]
+    else:
+        files = sorted(path for path in folder.glob("*.yaml")
+                       if ((yaml.safe_load(path.read_text()) or {}).get("run") or {}).get("name") == run)
+    if not files:
+        return (f"no saved {saved} and no file in {folder}/ names it (run: {{name: {run}}}): check the name, or write its "
+                f"config and build it with snakemake --cores 2 leaderboard --configfile <that file>")
+    return "build it first: " + " or ".join(f"snakemake --cores 2 leaderboard --configfile {path}" for path in files)
 
 
 def saved_config_path(root: str) -> Path:

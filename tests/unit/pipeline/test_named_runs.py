@@ -68,8 +68,18 @@ def test_a_compared_run_is_read_from_its_own_folder_and_an_unbuilt_one_is_refuse
     assert in_run("<figures>/claims.parquet", "other", "paper") == "runs/other/figures/claims.parquet"
     assert in_run("<figures>/claims.parquet", "paper", "paper") == "figures/claims.parquet"
     ledgers = {"core": "<figures>/claims.parquet", "extra": "<figures>/extra/claims.parquet"}
-    with pytest.raises(ValueError, match=r"run 'paper' has no figures/leaderboard.parquet; build it first \(snakemake --cores 2 "
-                                         r"leaderboard --configfile FILE, FILE being the config that names run 'paper'\)"):
+    with pytest.raises(ValueError, match=r"run 'paper' has no figures/leaderboard.parquet; no saved results/config.yaml and no "
+                                         r"file in config/ names it \(run: \{name: paper\}\): check the name"):
+        compared_tables(["mine", "paper"], "mine", "paper", ledgers)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "base.yaml").write_text("run: {name: paper}\n")
+    (tmp_path / "config" / "other.yaml").write_text("run: {name: other}\n")
+    with pytest.raises(ValueError, match=r"has no figures/leaderboard.parquet; build it first: snakemake --cores 2 leaderboard "
+                                         r"--configfile config/base.yaml$"):
+        compared_tables(["mine", "paper"], "mine", "paper", ledgers)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "config.yaml").write_text("run: {name: paper}\n")
+    with pytest.raises(ValueError, match=r"build it first: snakemake --cores 2 leaderboard --configfile results/config.yaml$"):
         compared_tables(["mine", "paper"], "mine", "paper", ledgers)
     for path in ("figures/leaderboard.parquet", "figures/claims.parquet"):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
