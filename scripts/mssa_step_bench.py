@@ -8,6 +8,8 @@ read back at the records).
     .venv/bin/python scripts/mssa_step_bench.py --device cpu --tiny --warmup 4 --steps 8 --out /tmp/bench.csv
     .venv/bin/python scripts/mssa_step_bench.py --loops static --models mssa --out mssa.csv   # one loop, one model
     .venv/bin/python scripts/mssa_step_bench.py --loops static --compile max-autotune-no-cudagraphs --out compiled.csv
+    .venv/bin/python scripts/mssa_step_bench.py --loops static --models mssa --warmup 500 --steps 49500 --progress \
+        --out mssa.csv --curves mssa_curve.csv     # MSSA's whole paper-scale training on the sparse task, seed 0
 
 Each model of config/mssa_paper_scale.yaml (merged over config/config.yaml) is built from seed 0 and
 trained for warmup + steps steps by each loop, recording every `warmup` steps; a loop's ms/step is the
@@ -58,9 +60,10 @@ class Elapsed(logging.Handler):
 
 
 def timed(loop, architecture: str, block: dict, layers: int, steps: int, warmup: int, device, compile_mode: str = "none",
-          **options) -> tuple[pd.DataFrame, float, float]:
+          progress: bool = False, **options) -> tuple[pd.DataFrame, float, float]:
     """(curve, warm ms per step, seconds to the record at step `warmup`) of `loop` from a fresh seed-0 model,
-    wrapped in `torch.compile` unless `compile_mode` is none (dynamo's caches emptied first, so it compiles afresh)."""
+    wrapped in `torch.compile` unless `compile_mode` is none (dynamo's caches emptied first, so it compiles afresh);
+    with `progress`, each record's log line is printed as it comes."""
     model = build_model(architecture, block["d"], block["width"], block["heads"], layers, block["examples"], 0)
     if compile_mode != "none":
         torch._dynamo.reset()
@@ -69,10 +72,10 @@ def timed(loop, architecture: str, block: dict, layers: int, steps: int, warmup:
     log.propagate = False
     log.setLevel(logging.INFO)
     elapsed = Elapsed()
-    log.addHandler(elapsed)
+    log.handlers = [elapsed] + ([logging.StreamHandler(sys.stdout)] if progress else [])
     curve = loop(model, "sparse", block["d"], block["nonzeros"], block["examples"], warmup + steps, block["batch"],
                  block["learning_rate"], block["clip"], 0, warmup, device=str(device), log=log, **options)
-    log.removeHandler(elapsed)
+    log.handlers = []
     times = dict(elapsed.rows)
     last = max(times)
     return curve, (times[last] - times[warmup]) / (last - warmup) * 1e3, times[warmup]
@@ -96,6 +99,7 @@ def main() -> None:
     parser.add_argument("--compile", choices=["none", "default", "max-autotune-no-cudagraphs"], default="none",
                         help="torch.compile mode of the models (timing only: no run of the pipeline uses it; default none)")
     parser.add_argument("--out", type=Path, required=True, help="the table as CSV")
+    parser.add_argument("--progress", action="store_true", help="print each record's log line (normalized loss) as it comes")
     parser.add_argument("--curves", type=Path, help="also every loop's recorded curve, as CSV (model and loop columns added)")
     args = parser.parse_args()
     if args.warmup < 1 or args.steps < 1:
@@ -120,7 +124,7 @@ def main() -> None:
         for name, loop, extra in (("per_step", train_per_step, {}), ("static", train_static, {"workers": args.workers})):
             if name in args.loops:
                 curves[name], row[f"{name}_ms"], row[f"{name}_start_s"] = timed(loop, architecture, block, layers, args.steps,
-                                                                                 args.warmup, device, args.compile, **extra)
+                                                                                 args.warmup, device, args.compile, args.progress, **extra)
         row["records"] = len(next(iter(curves.values())))
         recorded += [curve.assign(model=architecture, loop=name) for name, curve in curves.items()]
         if len(curves) == 2:
