@@ -52,9 +52,11 @@ def one_process(mode: str, out: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("modes", nargs="*", choices=MODES, default=list(MODES), help="the modes checked (default both)")
+    parser.add_argument("modes", nargs="*", metavar="MODE", help=f"the modes checked, of {', '.join(MODES)} (default both)")
     parser.add_argument("--one-process", nargs=2, metavar=("MODE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if set(args.modes) - set(MODES):  # checked here: argparse's choices refuse an empty nargs="*" list
+        parser.error(f"unknown mode(s) {sorted(set(args.modes) - set(MODES))}; allowed: {', '.join(MODES)}")
     if args.one_process:
         one_process(*args.one_process)
         return 0
@@ -62,7 +64,7 @@ def main() -> int:
 
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])))
     with tempfile.TemporaryDirectory() as folder:
-        for mode in args.modes:
+        for mode in args.modes or MODES:
             outs = [str(Path(folder) / f"{mode}_{index}.parquet") for index in (1, 2)]
             for out in outs:
                 subprocess.run([sys.executable, __file__, "--one-process", mode, out], env=environment, check=True)
