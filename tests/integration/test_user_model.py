@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from runner import SMOKE, SNAKEMAKE, copy_workflow, planned_jobs
+from runner import SMOKE, SNAKEMAKE, copy_workflow, merged_config, planned_jobs
+from snakemake.utils import update_config
+
+from icdenoise.pipeline.config import ConfigError, validate_config
+from icdenoise.pipeline.named_runs import FOLDERS
 
 pytestmark = pytest.mark.integration
 
@@ -67,16 +71,39 @@ def test_editing_the_users_model_reruns_exactly_the_jobs_that_train_or_score_it(
     assert trained and all("/scaled_query/" in path for path in trained)
 
 
-@pytest.mark.parametrize("architecture, message", [
-    ("scaled_query_model:NoForward", "models.bad.architecture: scaled_query_model:NoForward: it does not implement forward"),
-    ("no_such_module:Model", "models.bad.architecture: no_such_module:Model: cannot import it (ModuleNotFoundError"),
-    ("scaled_query_model:torch", "is not a subclass of icdenoise.maths.models.EnsembleModel"),
-])
-def test_a_class_that_cannot_be_imported_or_lacks_the_interface_is_refused_before_any_job(repo, tmp_path, architecture, message):
+# Each bad class and (part of) the problem the check names for it, in the order of the config's models.
+BAD_CLASSES = {
+    "scaled_query_model:NoForward": "it does not implement forward",
+    "no_such_module:Model": "cannot import it (ModuleNotFoundError",
+    "scaled_query_model:torch": "is not a subclass of icdenoise.maths.models.EnsembleModel",
+}
+
+
+def test_each_bad_class_is_named_by_its_models_key_with_its_problem(repo, monkeypatch):
+    """validate_config, the check the workflow runs before any job, called in this process (no Snakemake) on the smoke
+    config with the bad models merged over it: one child interpreter, with the example's folder on its PYTHONPATH,
+    checks every class (that child is why this test is not a unit test)."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(EXAMPLE), os.environ.get("PYTHONPATH")])))
+    config = merged_config(repo)
+    names = {architecture: f"bad{index}" for index, architecture in enumerate(BAD_CLASSES)}
+    update_config(config, {"models": {name: {"architecture": architecture} for architecture, name in names.items()},
+                           "leaderboard": {"extra_runs": {"linear": list(names.values())}}})  # as --configfile merges a file
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config, repo / "workflow" / "schemas")
+    header, *problems = str(refused.value).splitlines()
+    assert header == f"invalid configuration ({len(BAD_CLASSES)} problems):"
+    for (architecture, problem), line in zip(BAD_CLASSES.items(), problems):
+        assert line.startswith(f"  - models.{names[architecture]}.architecture: {architecture}: ") and problem in line, line
+
+
+def test_a_class_that_lacks_the_interface_is_refused_before_any_job(repo, tmp_path):
+    """In Snakemake's own check, with the class's folder on Snakemake's PYTHONPATH: the class is found there and
+    its problem is printed; no job runs."""
     workdir = copy_workflow(repo, tmp_path / "workflow")
     shutil.copytree(EXAMPLE, workdir / "own")
-    (workdir / "bad.yaml").write_text(f'models:\n  bad: {{architecture: "{architecture}"}}\nleaderboard:\n  extra_runs: {{linear: [bad]}}\n')
+    (workdir / "bad.yaml").write_text('models: {bad: {architecture: "scaled_query_model:NoForward"}}\n'
+                                      "leaderboard: {extra_runs: {linear: [bad]}}\n")
     result = run(workdir, "leaderboard", extra=("bad.yaml",))
-    assert result.returncode != 0 and "invalid configuration" in result.stderr
-    assert message in result.stderr, result.stderr[-2000:]
-    assert not (workdir / "runs").exists()
+    assert result.returncode != 0 and "invalid configuration (1 problem)" in result.stderr, result.stderr[-2000:]
+    assert "models.bad.architecture: scaled_query_model:NoForward: it does not implement forward" in result.stderr
+    assert not {"runs", *FOLDERS} & {path.name for path in workdir.iterdir()}

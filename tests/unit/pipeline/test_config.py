@@ -131,6 +131,7 @@ BAD = [
     (lambda c: c["cases"]["linear"]["corruption"].update(kind="blur"), "cases.linear.corruption.kind", "query, all_tokens"),
     (lambda c: c["cases"]["linear"].pop("corruption"), "cases.linear", "required keys"),
     (lambda c: c["training"].update(lrr=0.1), "training", "allowed keys"),
+    (lambda c: c["training"].update(learning_rate=0.01), "training", "'learning_rate' was unexpected"),
     (lambda c: c["cases"]["linear"].update(L=0), "cases.linear.L", "≥ 1"),
     (lambda c: c["execution"]["training"].update(device="tpu"), "execution.training.device", "auto, cpu, cuda"),
     (lambda c: c["evaluation"].update(n_prompts=200), "evaluation.n_prompts", "≥ 10000"),

@@ -71,6 +71,25 @@ def test_an_invalid_point_is_refused_naming_the_sweep_and_point(config, repo):
     assert "sweeps.dim at case.n = 5 (case sphere.dim2): cases.sphere.d: 8 needs a 9-dim subspace but cases.sphere.n = 5" in str(refused.value)
 
 
+# A sweep `bad` on the sphere case, its grid and the message the config's validation gives for it: a key that names no
+# setting or block (key_problems, among the cross-key checks), an empty list (the schema), and a point whose settings
+# the schema refuses (the checks of every point, which run once the rest is valid).
+BAD_SWEEPS = [
+    ({"case.sigma": [0.1]}, "sweeps.bad.grid.case.sigma: case 'sphere' has no key sigma"),
+    ({"optimizer.lr": [0.1]}, "sweeps.bad.grid.optimizer.lr: unknown key (allowed: case.<key>"),
+    ({"training.lr": []}, "sweeps.bad.grid.training.lr: [] should be non-empty"),
+    ({"case.n": [0, 4]}, "sweeps.bad at case.n = 0 (case sphere.bad0): cases.sphere.n: 0 is less than the minimum of 1"),
+]
+
+
+@pytest.mark.parametrize("grid, message", BAD_SWEEPS, ids=[message.split(":")[0] for _, message in BAD_SWEEPS])
+def test_a_bad_sweep_is_refused_by_the_workflows_validation_with_its_key_or_point_named(config, repo, grid, message):
+    config["sweeps"]["bad"] = {"cases": ["sphere"], "models": ["softmax"], "seeds": [0], "grid": grid}
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config, repo / "workflow" / "schemas")
+    assert message in str(refused.value)
+
+
 def test_the_shipped_sweeps_are_valid_and_have_what_the_issue_asks(config, repo):
     validate_config(config, repo / "workflow" / "schemas")
     sweeps = config["sweeps"]
