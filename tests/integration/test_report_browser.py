@@ -2,7 +2,9 @@
 (conftest.experiments_run), opened in a real headless Chromium through Playwright: the page loads without
 script errors; its front page names the run, config and commit, counts each study's verdicts, lists the
 settings that differ from config/config.yaml and warns that the smoke run's verdicts are not the paper's;
-every figure is shown as an image (its PNG, the PDF beside it); every ledger and the leaderboard show their
+every figure is shown as an image (its PNG, the PDF beside it), and its caption ends with the run's name and
+every setting of the blocks it reads that differs from config/config.yaml (its study's block and the shared
+blocks the study reads; a sweep's block; none for the comparison); every ledger and the leaderboard show their
 rows as HTML tables, a ledger's no wider than its page and its verdicts without Markdown marks.
 
 `scripts/browser/install_chromium.sh` installs Chromium (.ci/run calls it). Where Chromium or Playwright
@@ -24,7 +26,9 @@ import pandas as pd
 import pytest
 from runner import EXPERIMENT_CONFIGS, SMOKE, snakemake
 
+from icdenoise.experiments.comparison import config_differences
 from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies
+from icdenoise.pipeline.report import difference_text, study_differences
 from icdenoise.records.artifacts import read_metadata
 
 pytestmark = pytest.mark.integration
@@ -129,6 +133,20 @@ BROKEN_HEADER_WORDS = """table => {
 }"""  # the words of a table's headers (between soft hyphens) that the page shows broken over two or more lines
 
 
+CAPTION = "xpath=//li[normalize-space(.)='Description']/following-sibling::li[1]"  # in the sidebar an item's ⓘ opens
+
+
+def caption_footer(page, row, category: str) -> tuple[str, list[str]]:
+    """The last paragraph of the caption the report shows for the row's item, and the entries of the list after
+    it (none where no list follows it); then the sidebar is taken back to the category's items."""
+    row.locator("a[iconname=information-circle]").click()
+    caption = page.locator(CAPTION)
+    footer = caption.locator("xpath=./p[last()]").inner_text().strip()
+    entries = [entry.inner_text().strip() for entry in caption.locator("xpath=./p[last()]/following-sibling::ul[1]/li").all()]
+    page.locator("nav ol").get_by_role("link", name=category, exact=True).click()
+    return footer, entries
+
+
 def claim_ids(frame) -> tuple[str, ...]:
     """The first column of the page's first table (a ledger's claims; an appendix may follow)."""
     return tuple(cell.inner_text().strip() for cell in frame.locator("table").first.locator("tbody tr td:first-child").all())
@@ -146,6 +164,9 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     assert images and all(image.with_suffix(".pdf").is_file() for image in images)
     assert len(images) == len(list(figures.rglob("*.pdf")))
     expected_items = len(images) + len(ledgers) + 1
+    run = SMOKE.name
+    differences = config_differences(load_yaml(figures.parent / "results" / "config.yaml"), load_yaml(repo / "config" / "config.yaml"))
+    blocks = {study.title: [name, *study.shared_settings] for name, study in studies.items()}  # a figure's, by category
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors = []
@@ -205,6 +226,15 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
                 assert fraction > DRAWN, f"{category}: {item}'s image shows no figure in {PANEL_DEADLINE} s"
                 if item in ("fig3", "noise", "comparison"):
                     page.screenshot(path=artifacts / f"{item}.png")
+                read = blocks.get(category, [f"sweeps.{item}"] if category == "Sweeps" else [])
+                expected = [difference_text(*entry) for entry in study_differences(differences, read)]
+                assert expected or category == "Comparison", f"{category}: {item} reads no setting the smoke run changes"
+                footer, entries = caption_footer(page, row, category)
+                named = f"Run {run}: this figure's settings that differ from config/config.yaml ({len(expected)}):" if expected else f"Run {run}."
+                assert footer == named, f"{category}: {item}'s caption ends with {footer!r}, not {named!r}"
+                assert entries == expected, f"{category}: {item}'s caption lists {entries}, not its changed settings {expected}"
+                if item == "fig3":
+                    assert "cases.linear.n: 16 → 4" in entries  # config/smoke.yaml's change, as on the front page
     assert seen_ledgers == ledgers
     assert figures_shown == len(images)
     assert shown == expected_items

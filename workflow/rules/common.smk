@@ -4,6 +4,7 @@
 
 import os
 import re
+import sys
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -57,6 +58,10 @@ STATE_DIR = Path(".snakemake") / "icdenoise"  # this package's state between run
 use_disk_cache(STATE_DIR / "imports.json")  # the next call parses only the modules edited since
 for study in STUDIES.values():
     track_package(study.package, study.folder)  # a study outside this package: its modules are code inputs too
+
+# `snakemake --report`: the report's own files, its front page (targets.smk) and its figures' captions (helpers.smk),
+# are written while the rules are read, and only then.
+REPORTING = any(argument == "--report" or argument.startswith("--report=") for argument in sys.argv)
 
 # `snakemake --cache` keeps the shared stages' tables in Snakemake's between-workflow cache, named by a hash of
 # each job's script, params, code files and upstream jobs, and links a run's table to an equal job's instead

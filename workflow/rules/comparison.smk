@@ -42,7 +42,12 @@ job_rule(
     WORKFLOW / "scripts" / "plot_figure.py",
     COMPARISON_FIGURE,
     input=dict(comparison="<figures>/comparison.parquet"),
-    params=dict(drawing="icdenoise.experiments.plots.comparison", settings={}, footer=run_footer()),
+    params=dict(
+        drawing="icdenoise.experiments.plots.comparison",
+        settings={},
+        footer=run_footer(),
+        differences=run_differences(),
+    ),
     local=True,
     modules=["icdenoise.experiments.plots.comparison"],
 )

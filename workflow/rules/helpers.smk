@@ -16,8 +16,8 @@ from icdenoise.pipeline.config import device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
 from icdenoise.experiments.comparison import config_differences
-from icdenoise.pipeline.report import study_differences
-from icdenoise.records.footers import footer_text
+from icdenoise.pipeline.report import difference_text, study_differences
+from icdenoise.records.footers import footed_caption, footer_text
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 
 ENVIRONMENT = str(WORKFLOW / "envs" / "icdenoise.yaml")
@@ -203,8 +203,11 @@ def report_labels(study, item):
 
 def figure_output(pdf, caption, category, labels):
     """A plot rule's outputs: the PDF (the figure one cites) and, beside it, the PNG the report shows with the
-    caption `caption` (.rst), in `category`, labelled `labels`."""
+    caption `caption` (.rst), in `category`, labelled `labels`. Under --report the caption is followed by the
+    run's name and every setting its rule's `differences` param lists (`run_differences`;
+    icdenoise.records.footers.footed_caption)."""
     png = str(Path(pdf).with_suffix(".png"))
+    caption = str(footed_caption(caption)) if REPORTING else caption
     return dict(figure=pdf, image=report(png, caption=caption, category=category, labels=labels))
 
 
@@ -212,6 +215,13 @@ def run_footer(blocks=()):
     """A figure's footer: this run's name and its settings in the config blocks `blocks` that differ from
     the paper config's (icdenoise.records.footers.footer_text)."""
     return footer_text(RUN_NAME, study_differences(PAPER_DIFFERENCES, blocks))
+
+
+def run_differences(blocks=()):
+    """Every setting in the config blocks `blocks` that differs from the paper config's, as `key: paper's value →
+    this run's value` (icdenoise.pipeline.report.difference_text): the footer after a figure's report caption
+    lists them all, where the footer drawn below it spells out the first few (`run_footer`)."""
+    return [difference_text(*entry) for entry in study_differences(PAPER_DIFFERENCES, blocks)]
 
 
 def conventional_name(helper, name, convention, expected):
@@ -228,9 +238,10 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
     "fig3", plot_memory_zipf_n for "memory/zipf_n"): figures/<figure>.pdf and the same figure as
     figures/<figure>.png (which the report shows), drawn from `tables` (input name → paths) only by the module `drawing`'s render(tables, **settings),
     with a footer naming the run and the study's settings that differ from the paper config's; `caption` is
-    its report caption (.rst, relative to the calling rules file). The drawing module, with what it imports,
-    is the figure's code input: editing it re-renders that figure and every other figure whose drawing imports it
-    (README.md's figure table lists each figure's drawing modules, scripts/figure_table.py)."""
+    its report caption (.rst, relative to the calling rules file), which the report follows with the run and all
+    those settings. The drawing module, with what it imports, is the figure's code input: editing it re-renders
+    that figure and every other figure whose drawing imports it (README.md's figure table lists each figure's
+    drawing modules, scripts/figure_table.py)."""
     conventional_name(
         "figure_rule", name, "plot_<figure path parts joined by _>", "plot_" + "_".join(Path(figure).parts)
     )
@@ -247,11 +258,14 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
             drawing=drawing,
             settings=settings or {},
             footer=run_footer([study, *STUDIES[study].shared_settings]),
+            differences=run_differences([study, *STUDIES[study].shared_settings]),
         ),
         local=True,
         modules=[drawing],
     )
-    STUDY_TARGETS[study] += list(outputs.values())
+    # as plain paths: the report's flag stays on the plot rule's output alone, so that the report shows the figure as
+    # its plot job's (with that job's params, which its caption reads), not as the study target's
+    STUDY_TARGETS[study] += [str(path) for path in outputs.values()]
 
 
 def ledger_rule(name, study, tables, output, caption, appendix=None):

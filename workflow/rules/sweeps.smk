@@ -34,6 +34,7 @@ job_rule(
             spread=SWEEPS[wildcards.sweep].get("spread"),
         ),
         footer=lambda wildcards: run_footer([f"sweeps.{wildcards.sweep}"]),
+        differences=lambda wildcards: run_differences([f"sweeps.{wildcards.sweep}"]),
     ),
     local=True,
     modules=["icdenoise.experiments.plots.sweep"],

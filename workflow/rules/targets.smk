@@ -2,8 +2,6 @@
 # report's check that every table it captions was built from the config given now, and its front page
 # (with each study's verdict counts and the settings that differ from the paper config).
 
-import sys
-
 from icdenoise.pipeline.config import ConfigError, built_config_problems, config_errors_end_the_run
 from icdenoise.experiments.comparison import study_verdict_counts
 from icdenoise.pipeline.report import write_front_page
@@ -19,7 +17,7 @@ for study, targets in STUDY_TARGETS.items():
     workflow.get_rule(study).docstring = f"Target: every figure of the {study} study and its claims ledger."
 
 
-if any(argument == "--report" or argument.startswith("--report=") for argument in sys.argv):
+if REPORTING:
     REPORTED_TABLES = [workflow.pathvars.apply(table) for table in REPORTED_TABLES]  # <results>/… → this run's path
     problems = built_config_problems(REPORTED_TABLES, CONFIG_SOURCES["merged_sha256"])
     if problems:

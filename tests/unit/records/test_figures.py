@@ -1,6 +1,10 @@
 """Saving figures: one draw per PDF, the same bytes as matplotlib's own save, layout engines kept; a footer
-below the axes, and a PNG beside the PDF; the claims ledger's slopes drawn as the ledger reports them."""
+below the axes, and a PNG beside the PDF; the footer after a figure's report caption, every changed setting
+listed; the claims ledger's slopes drawn as the ledger reports them."""
 
+from types import SimpleNamespace
+
+import jinja2
 import matplotlib.figure
 import matplotlib.image
 import numpy as np
@@ -12,7 +16,7 @@ from icdenoise.maths.fits import loglog_slope
 from icdenoise.records.claims import Claim, Measurement, ledger
 from icdenoise.records.figures import (FOOTER_INCHES, IMAGE_DPI, draw_ledger_slope, ledger_text, save_figure,
                                        start_figure)
-from icdenoise.records.footers import footer_text
+from icdenoise.records.footers import CAPTIONS, FOOTER_KEYS, footed_caption, footer_text
 
 
 def draws_while_saving(figure, path, monkeypatch) -> int:
@@ -102,6 +106,26 @@ def test_a_footer_names_the_run_and_its_first_changed_settings():
     assert footer_text("smoke", differences) == ("run: smoke; differs from config/config.yaml in onelayer.theorem31.n_prompts: "
                                                  "4000 → 200; dataset.seed: 0 → 7 and 1 more")
     assert footer_text("long", [("k", "x" * 40, "y")]) == f"run: long; differs from config/config.yaml in k: {'x' * 23}… → y"
+
+
+def rendered_caption(path, run: str, differences: list[str]) -> str:
+    """A caption as Snakemake's report renders it: a Jinja template (with its environment's settings), given the job."""
+    template = jinja2.Environment(trim_blocks=True, lstrip_blocks=True).from_string(path.read_text())
+    return template.render(snakemake=SimpleNamespace(config={"run": {"name": run}}, params=SimpleNamespace(differences=differences)))
+
+
+def test_a_report_caption_is_copied_with_a_footer_naming_the_run_and_every_changed_setting(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "fig.rst").write_text(f"Figure of {folder}.\n")
+    first, second = footed_caption(tmp_path / "a" / "fig.rst"), footed_caption(tmp_path / "b" / "fig.rst")
+    assert first.is_absolute() and first.parent == (tmp_path / CAPTIONS).resolve() and first != second  # same name, kept apart
+    changed = [f"key{index}: {index} → {index + 1}" for index in range(FOOTER_KEYS + 2)]  # more than the drawn footer spells out
+    text = rendered_caption(first, "smoke", changed)
+    assert text.startswith("Figure of a.\n\nRun ``smoke``: this figure's settings that differ from ``config/config.yaml``\n(4):\n\n")
+    assert text.splitlines()[-len(changed):] == [f"- ``{entry}``" for entry in changed]
+    assert rendered_caption(second, "paper", []) == "Figure of b.\n\nRun ``paper``.\n"
 
 
 def test_a_footer_grows_the_figure_below_its_axes_and_a_png_is_saved_beside_the_pdf(tmp_path):
