@@ -24,12 +24,13 @@ END = "<!-- end of figure table -->"
 LEADERBOARD_RULE = "build_leaderboard"
 
 
-def load_workflow(repo: Path = REPO, configfiles=("config/config.yaml",)):
+def load_workflow(repo: Path = REPO, configfiles=("config/config.yaml",), cache: bool = False):
     """The parsed workflow of `repo` with the config files `configfiles` (relative to `repo`, the paper config's
-    by default; Snakemake's Workflow object), its messages silenced. Parsing starts no warm-start server
+    by default; Snakemake's Workflow object), its messages silenced; with `cache`, parsed as `snakemake --cache`
+    parses it (its rules declared cacheable then have Snakemake's `cache` set). Parsing starts no warm-start server
     (icdenoise.pipeline.warmstart, switched off while it parses): nothing runs."""
     from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, StorageSettings
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, StorageSettings, WorkflowSettings
 
     from icdenoise.pipeline.warmstart import SWITCH_VARIABLE
 
@@ -43,6 +44,7 @@ def load_workflow(repo: Path = REPO, configfiles=("config/config.yaml",)):
                     resource_settings=ResourceSettings(cores=1),
                     config_settings=ConfigSettings(configfiles=[repo / path for path in configfiles]),
                     storage_settings=StorageSettings(),
+                    workflow_settings=WorkflowSettings(cache=[] if cache else None),
                     snakefile=repo / "Snakefile",
                     workdir=repo,
                 )._workflow
@@ -82,7 +84,8 @@ def drawing_modules(rule, repo: Path = REPO) -> list[str]:
 
 
 def common_code(rules, repo: Path = REPO) -> list[str]:
-    """The code input every plot rule shares (besides its plots package's __init__.py), relative to the repository."""
+    """The code input every plot rule shares (besides its study's and its plots package's __init__.py), relative to the
+    repository."""
     shared = set.intersection(*({str(Path(path).relative_to(repo)) for path in rule.input["code"]} for rule in rules))
     return sorted(shared)
 
@@ -117,8 +120,8 @@ def table(workflow) -> str:
         "|---|---|---|---|---|",
         *lines,
         "",
-        f"A figure's code input is its row's drawing modules, its plots package's `__init__.py` and {shared}: editing a "
-        "drawing module re-renders every figure whose row lists it, and no other job.",
+        f"A figure's code input is its row's drawing modules, its study's and its plots package's `__init__.py` and {shared}: "
+        "editing a drawing module re-renders every figure whose row lists it, and no other job.",
         END,
     ])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -44,6 +45,35 @@ def snakemake(workdir: Path, *args: str, configfile: str | list[str] = "config/s
         [SNAKEMAKE, *args, *cores, "--configfile", *configfiles],  # --configfile last: it takes several values
         cwd=workdir, capture_output=True, text=True, timeout=timeout, env=env,
     )
+
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"  # figure_table.load_workflow parses a workflow
+RULES_AS_PARSED = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from figure_table import load_workflow
+workflow = load_workflow(Path.cwd(), sys.argv[3:], cache=sys.argv[2] == "cache")
+print(json.dumps({rule.name: dict(
+    output=[str(path) for path in rule.output], log=[str(path) for path in rule.log],
+    cached=bool(rule.cache and rule.cache.output),
+    params={name: value for name, value in rule.params.items() if isinstance(value, str)},
+) for rule in workflow.rules}))
+"""
+
+
+def parsed_rules(workdir: Path, configfile: str | list[str] = "config/smoke.yaml", cache: bool = False,
+                 env: dict[str, str] | None = None) -> dict[str, dict]:
+    """Every rule of the workflow in `workdir` as Snakemake parses it with `configfile` (one file, or several merged
+    in order) over config/config.yaml, and with `cache` as `snakemake --cache` parses it: name → its output and log
+    patterns (`output`, `log`), whether its jobs are kept in the between-workflow cache (`cached`, only with `cache`)
+    and its params whose values are text (`params`). Parsed in a fresh process (`env`, when given, its whole
+    environment): Snakemake's API changes directory, and the workflow sets environment variables."""
+    configfiles = [configfile] if isinstance(configfile, str) else configfile
+    parsed = subprocess.run([sys.executable, "-c", RULES_AS_PARSED, str(SCRIPTS), "cache" if cache else "", *configfiles],
+                            cwd=workdir, capture_output=True, text=True, timeout=300, env=env)
+    assert parsed.returncode == 0, parsed.stderr[-3000:]
+    return json.loads(parsed.stdout)
 
 
 def built_once(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
@@ -112,19 +142,25 @@ def planned_outputs(result: subprocess.CompletedProcess) -> set[str]:
     }
 
 
-def planned_priorities(result: subprocess.CompletedProcess) -> dict[tuple[str, str], int]:
-    """(rule, wildcards) → priority of every job a dry run plans (0 where the plan names none)."""
-    priorities, job = {}, None
+def planned_blocks(result: subprocess.CompletedProcess) -> list[dict[str, str]]:
+    """Every job a dry run plans, in the plan's order, as its block's fields: `rule`, and each `key: value` line
+    (output, wildcards, priority, reason, …) as printed."""
+    blocks, job = [], None
     for line in result.stdout.splitlines() + [""]:
         started = re.fullmatch(r"(?:local)?rule (\w+):", line.strip())
         if started or not line.strip():
             if job:
-                priorities[job["rule"], job.get("wildcards", "")] = int(job.get("priority", 0))
+                blocks.append(job)
             job = {"rule": started.group(1)} if started else None
         elif job and ":" in line:
             key, value = line.strip().split(":", 1)
             job[key] = value.strip()
-    return priorities
+    return blocks
+
+
+def planned_priorities(result: subprocess.CompletedProcess) -> dict[tuple[str, str], int]:
+    """(rule, wildcards) → priority of every job a dry run plans (0 where the plan names none)."""
+    return {(job["rule"], job.get("wildcards", "")): int(job.get("priority", 0)) for job in planned_blocks(result)}
 
 
 def most_jobs_at_once(log: str) -> int:

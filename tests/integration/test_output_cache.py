@@ -1,12 +1,15 @@
 """Snakemake's between-workflow cache (`snakemake --cache`, docs/experiments.md) across named runs: a second run
-that changes one case's noise runs that case's shared jobs and links the others' tables from the first run's."""
+that changes one case's noise runs that case's jobs of every cached rule and links the others' tables from the
+first run's."""
 
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
-from runner import SMOKE, copy_workflow, planned_outputs, snakemake
+from runner import SMOKE, copy_workflow, parsed_rules, planned_blocks, planned_outputs, snakemake
+from snakemake.io import apply_wildcards
 
 from icdenoise.records.artifacts import read_metadata
 
@@ -14,74 +17,101 @@ pytestmark = pytest.mark.integration
 
 NOISY = SMOKE.parent / "smoke_noisy"  # the second run: the smoke config with the sphere case's σ_z² doubled
 NOISY_CONFIG = "run: {name: smoke_noisy}\ncases:\n  sphere: {corruption: {kind: query, sigma_z_sq: 0.2}}\n"
-TABLES = {  # case → its shared-stage tables (relative to a run's results/) that both runs build
-    case: [f"datasets/{case}/L20.parquet", f"bayes/{case}/L20.parquet", f"train/{case}/L20/softmax/losses.parquet",
-           f"train/{case}/L20/softmax/weights.parquet"]
-    for case in ("linear", "sphere")
-}
+CASES = ("linear", "sphere")  # both runs build both cases' jobs of every cached rule
+JOB = {"L": 20, "model": "softmax"}  # the wildcards of those jobs besides the case: its own L, the softmax model
 
 
-def targets(run):
-    return [(run / "results" / table).as_posix() for table in TABLES["linear"] + TABLES["sphere"] if "losses" not in table]
+def cached_jobs(workdir, environment) -> dict[str, dict[str, dict]]:
+    """Rule → case → its job's `tables` and `log` (relative to a run's folder), for every rule whose jobs
+    `snakemake --cache` keeps in the between-workflow cache: those the workflow declares cacheable, as Snakemake
+    parses it under `--cache`."""
+    def job(patterns, case):
+        return [Path(apply_wildcards(pattern, {"case": case, **JOB})).relative_to(SMOKE).as_posix() for pattern in patterns]
+
+    return {name: {case: {"tables": job(rule["output"], case), "log": job(rule["log"], case)[0]} for case in CASES}
+            for name, rule in parsed_rules(workdir, cache=True, env=environment).items() if rule["cached"]}
+
+
+def in_run(run, paths) -> list[str]:
+    """Paths relative to a run's folder, as targets of the run `run`."""
+    return [(run / path).as_posix() for path in paths]
+
+
+def of_run(run, paths) -> set[str]:
+    """Paths under the run `run`'s folder, relative to it."""
+    return {Path(path).relative_to(run).as_posix() for path in paths}
 
 
 def cache_plan(result):
-    """Output (the job's first) → "obtained from" or "written to", for every cached job a dry run plans."""
-    lines = re.findall(r"Output file (\S+) will be (obtained from|written to) global between-workflow cache",
-                       result.stdout + result.stderr)
-    return dict(lines)
+    """(rule, case, outputs, "obtained from" or "written to") of every cached job a dry run plans."""
+    how = dict(re.findall(r"Output file (\S+) will be (obtained from|written to) global between-workflow cache",
+                          result.stdout + result.stderr))  # one line per job, naming its first output
+    jobs = [(job["rule"], dict(item.split("=", 1) for item in job["wildcards"].split(", ")), job["output"].split(", "))
+            for job in planned_blocks(result) if "output" in job]
+    return [(rule, wildcards["case"], outputs, how[outputs[0]]) for rule, wildcards, outputs in jobs if outputs[0] in how]
 
 
 def test_a_second_named_run_takes_the_equal_shared_jobs_from_the_cache_and_runs_only_the_changed_case(repo, tmp_path):
+    """Every rule the workflow declares cacheable (`cached_jobs`), each with a job on both cases: the first run stores
+    each table it computes in the cache; the second takes every cached job of the linear case (and of any job upstream
+    of one) from it and runs every one of the sphere case, whose noise it changes."""
     workdir = copy_workflow(repo, tmp_path / "workflow")
     (workdir / "noisy.yaml").write_text(NOISY_CONFIG)
     environment = {key: value for key, value in os.environ.items() if key != "SNAKEMAKE_OUTPUT_CACHE"}  # the default
     cache = workdir / ".snakemake" / "icdenoise" / "output-cache"
     linear_l10 = (SMOKE / "results" / "datasets" / "linear" / "L10.parquet").as_posix()
+    jobs = cached_jobs(workdir, environment)
+    assert {"sample_prompts", "train_ensemble", "evaluate_bayes"} <= set(jobs)  # the shared stages docs/experiments.md names
+    tables = {case: [table for rule in jobs.values() for table in rule[case]["tables"]] for case in CASES}
+    targets = tables["linear"] + tables["sphere"]
 
-    first = snakemake(workdir, *targets(SMOKE), linear_l10, "--cache", env=environment)
+    first = snakemake(workdir, *in_run(SMOKE, targets), linear_l10, "--cache", env=environment)
     assert first.returncode == 0, first.stderr[-3000:]
+    stored = of_run(SMOKE, re.findall(r"Moving output file (\S+) to cache", first.stdout + first.stderr))
+    assert set(targets) | of_run(SMOKE, [linear_l10]) <= stored
     kept = {path.name for path in cache.iterdir()}
-    assert len(kept) == 3 + 2 + 2 * 2  # the datasets (linear at L = 20 and 10), the closed forms, the trainings' two tables
-    for table in TABLES["linear"] + TABLES["sphere"]:
-        assert (workdir / SMOKE / "results" / table).resolve().parent == cache  # moved there, linked from the run
+    assert len(kept) == len(stored)  # one entry per table computed
+    for table in stored:
+        assert (workdir / SMOKE / table).resolve().parent == cache  # moved there, linked from the run
     at_l10, at_l20 = (workdir / SMOKE / "results" / "datasets" / "linear" / f"L{L}.parquet" for L in (10, 20))
     assert at_l10.resolve() != at_l20.resolve()  # the wildcards are in the key: equal params at another L are another job
 
-    plan = snakemake(workdir, "-n", *targets(NOISY), "--cache", configfile=["config/smoke.yaml", "noisy.yaml"], env=environment)
+    plan = snakemake(workdir, "-n", *in_run(NOISY, targets), "--cache", configfile=["config/smoke.yaml", "noisy.yaml"],
+                     env=environment)
     assert plan.returncode == 0, plan.stderr[-3000:]
-    planned = {path.split("/results/", 1)[1]: how for path, how in cache_plan(plan).items()}
-    assert planned == {
-        "datasets/linear/L20.parquet": "obtained from", "bayes/linear/L20.parquet": "obtained from",
-        "train/linear/L20/softmax/losses.parquet": "obtained from",
-        "datasets/sphere/L20.parquet": "written to", "bayes/sphere/L20.parquet": "written to",
-        "train/sphere/L20/softmax/losses.parquet": "written to",
-    }
+    planned = cache_plan(plan)
+    assert {rule for rule, *_ in planned} == set(jobs)
+    assert [job for job in planned if job[3] != ("obtained from" if job[1] == "linear" else "written to")] == []
+    obtained, written = ({path for *_, outputs, how in planned if how == way for path in of_run(NOISY, outputs)}
+                         for way in ("obtained from", "written to"))
+    assert set(tables["linear"]) <= obtained and set(tables["sphere"]) <= written
 
-    second = snakemake(workdir, *targets(NOISY), "--cache", configfile=["config/smoke.yaml", "noisy.yaml"], env=environment)
+    second = snakemake(workdir, *in_run(NOISY, targets), "--cache", configfile=["config/smoke.yaml", "noisy.yaml"],
+                       env=environment)
     assert second.returncode == 0, second.stderr[-3000:]
     log = second.stdout + second.stderr  # a stored table is moved to the cache, then linked; a fetched one only linked
-    moved = {path.split("/results/", 1)[1] for path in re.findall(r"Moving output file (\S+) to cache", log)}
-    linked = {path.split("/results/", 1)[1] for path in re.findall(r"Symlinking output file (\S+) from cache", log)}
-    assert moved == set(TABLES["sphere"]) and linked - moved == set(TABLES["linear"])
-    for table in TABLES["linear"]:
-        mine, theirs = workdir / NOISY / "results" / table, workdir / SMOKE / "results" / table
+    moved = of_run(NOISY, re.findall(r"Moving output file (\S+) to cache", log))
+    linked = of_run(NOISY, re.findall(r"Symlinking output file (\S+) from cache", log))
+    assert moved == written and linked - moved == obtained
+    for table in obtained:
+        mine, theirs = workdir / NOISY / table, workdir / SMOKE / table
         assert mine.is_file() and mine.read_bytes() == theirs.read_bytes(), table
         assert read_metadata(mine)["run"] == "smoke"  # the table records the run that computed it
-    for table in TABLES["sphere"]:
-        mine, theirs = workdir / NOISY / "results" / table, workdir / SMOKE / "results" / table
+    for table in written:
+        mine, theirs = workdir / NOISY / table, workdir / SMOKE / table
         assert mine.read_bytes() != theirs.read_bytes() and read_metadata(mine)["run"] == "smoke_noisy", table
-    assert (workdir / NOISY / "logs" / "sample_prompts" / "case=sphere,L=20.log").read_text().strip()
-    assert (workdir / NOISY / "logs" / "sample_prompts" / "case=linear,L=20.log").read_text() == ""  # not run here
+    for name, rule in jobs.items():
+        assert (workdir / NOISY / rule["sphere"]["log"]).read_text().strip(), name
+        assert (workdir / NOISY / rule["linear"]["log"]).read_text() == "", name  # not run here
 
-    first_again = snakemake(workdir, "-n", *targets(SMOKE), linear_l10, "--cache", env=environment)
+    first_again = snakemake(workdir, "-n", *in_run(SMOKE, targets), linear_l10, "--cache", env=environment)
     assert first_again.returncode == 0 and planned_outputs(first_again) == set(), first_again.stdout[-3000:]
 
     shutil.rmtree(workdir / NOISY)  # deleting a run deletes its links, never the cache or another run's tables
     assert kept <= {path.name for path in cache.iterdir()}
-    for table in TABLES["linear"] + TABLES["sphere"]:
-        assert (workdir / SMOKE / "results" / table).is_file(), table
-    after_deletion = snakemake(workdir, "-n", *targets(SMOKE), linear_l10, "--cache", env=environment)
+    for table in stored:
+        assert (workdir / SMOKE / table).is_file(), table
+    after_deletion = snakemake(workdir, "-n", *in_run(SMOKE, targets), linear_l10, "--cache", env=environment)
     assert after_deletion.returncode == 0 and planned_outputs(after_deletion) == set(), after_deletion.stdout[-3000:]
 
 

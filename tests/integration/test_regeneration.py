@@ -1,6 +1,7 @@
 """Regeneration you can trust, with the real snakemake: code-aware re-runs, bad values stopped before
 any job, interrupted jobs, provenance back to the dataset, and a report that matches its config."""
 
+import json
 import os
 import shutil
 import signal
@@ -11,7 +12,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from runner import SMOKE, SNAKEMAKE, copy_workflow, figure_files, planned_outputs, smoke_target, snakemake
+from runner import (
+    EXPERIMENT_CONFIGS,
+    SMOKE,
+    SNAKEMAKE,
+    copy_workflow,
+    parsed_rules,
+    planned_blocks,
+    planned_outputs,
+    smoke_target,
+    snakemake,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -65,15 +76,61 @@ def test_editing_a_bayes_estimator_reruns_the_bayes_jobs_and_what_uses_them_only
     assert "reason: Updated input files:" in result.stdout and "src/icdenoise/maths/bayes.py" in result.stdout
 
 
-@pytest.mark.parametrize("module, figures", [
-    ("studies/onelayer/plots/fig4b.py", {"fig4b"}),  # one figure's own drawing
-    ("records/figures.py", {"fig3", "fig4b"}),  # the shared look, which every drawing imports
-])
-def test_editing_drawing_code_reruns_the_plots_that_import_it_only(built, module, figures):
-    """README.md's figure table: editing a drawing module re-renders every figure whose row lists it, and no other job."""
-    result = plan_after_edit(built, module)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert planned_outputs(result) == set().union(*map(figure_files, figures))
+DRAWING_IMPORTS = """
+import importlib, json, sys
+loaded = {}
+for drawing in sys.argv[1:]:
+    for name in [name for name in sys.modules if name.split(".")[0] == "icdenoise"]:
+        del sys.modules[name]
+    importlib.import_module(drawing)
+    loaded[drawing] = [module.__file__ for name, module in sys.modules.items() if name.split(".")[0] == "icdenoise"]
+print(json.dumps(loaded))
+"""  # drawing module → the files of the package that importing it alone runs (its own, its package's, what it imports)
+SHARED_LOOK = "icdenoise/records/figures.py"  # plot_figure.py imports it for every figure, whatever its drawing
+
+
+def test_editing_any_drawing_module_reruns_exactly_the_figures_that_draw_with_it(experiments_run, repo, tmp_path):
+    """docs/reproducibility.md and README.md's figure table: editing a figure's drawing module re-renders the figures
+    whose drawing imports it, and no other job. Every file of every figure rule's plots package (the studies', the
+    sweeps' and the comparison's, all built in `experiments_run`) and the shared look are edited at once, in a copy
+    with its own package, and one dry run names, for each job it plans, the edited files that make it rerun; as no
+    job reruns for another reason (no job upstream of a figure, none using one), each file's jobs are those its
+    edit alone would rerun. They must be the figure rules whose drawing module, imported alone, runs that file, and
+    for the shared look every figure rule (the plot script imports it).
+    The copy's modules lie at other paths than those its runs recorded, which Snakemake's `input` trigger would
+    count as a change of every job; an edit changes a file's content and time only, so the plan is asked with the
+    one trigger an edit fires, `mtime` (Snakemake's `code` trigger, too, follows a script by its time)."""
+    workdir = tmp_path / "workflow"
+    shutil.copytree(experiments_run["workdir"], workdir, symlinks=True)
+    shutil.copytree(repo / "src", workdir / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))  # times kept
+    source = (workdir / "src").resolve()
+    environment = {**os.environ, "PYTHONPATH": str(source), "ICDENOISE_WARMSTART": "0"}
+    rules = parsed_rules(workdir, EXPERIMENT_CONFIGS, env=environment)
+    drawings = {name: rule["params"]["drawing"] for name, rule in rules.items() if "drawing" in rule["params"]}
+    imported = subprocess.run([sys.executable, "-c", DRAWING_IMPORTS, *sorted(set(drawings.values()))],
+                              capture_output=True, text=True, env=environment, timeout=300)
+    assert imported.returncode == 0, imported.stderr[-3000:]
+    runs = {drawing: {Path(file).resolve() for file in files} for drawing, files in json.loads(imported.stdout).items()}
+    packages = {source.joinpath(*drawing.split(".")).parent for drawing in drawings.values()}
+    edited = sorted({*(file for package in packages for file in package.glob("*.py")), source / SHARED_LOOK})
+    own = {source.joinpath(*drawing.split(".")).with_suffix(".py") for drawing in drawings.values()}
+    assert len(drawings) > 30 and own <= set(edited)
+    expected = {file: {rule for rule, drawing in drawings.items() if file in runs[drawing]} for file in edited}
+    expected[source / SHARED_LOOK] = set(drawings)
+
+    edit(*edited)
+    plan = snakemake(workdir, "-n", "all", "sweeps", "comparison", "--rerun-triggers", "mtime",  # options after targets:
+                     configfile=EXPERIMENT_CONFIGS, env=environment)  # --rerun-triggers takes several values
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    jobs = [(job["rule"], job["output"].split(", "), job.get("reason", "")) for job in planned_blocks(plan) if "output" in job]
+    other = [job for job in jobs if job[0] not in drawings or not job[2].startswith("Updated input files: ") or ";" in job[2]]
+    assert not other, other[:3]  # only figures, each for its edited code alone
+    updated = [(rule, {Path(path).resolve() for path in reason.split(": ", 1)[1].split(", ")}) for rule, _, reason in jobs]
+    reran = {file: {rule for rule, files in updated if file in files} for file in edited}
+    assert reran == expected, {file.relative_to(source).as_posix(): dict(reran=reran[file], expected=expected[file])
+                               for file in edited if reran[file] != expected[file]}
+    figures = {path.relative_to(workdir).as_posix() for path in (workdir / SMOKE / "figures").rglob("*.pdf")}
+    assert {path for _, outputs, _ in jobs for path in outputs if path.endswith(".pdf")} == figures  # each job of each rule
 
 
 PLUMBING = [
