@@ -31,11 +31,16 @@ def run_root(name: str, base_name: str) -> str:
 def configured_root(base_file: str | Path, configfiles=()) -> str:
     """The root of the run that `snakemake --configfile <configfiles>` builds with the workflow's config/config.yaml
     `base_file`: the last file naming a run wins, as Snakemake merges them (for scripts that read a run's outputs)."""
-    base = (yaml.safe_load(Path(base_file).read_text()) or {}).get("run", {}).get("name")
+    base = named_run(base_file)
     name = base
     for path in configfiles:
-        name = (yaml.safe_load(Path(path).read_text()) or {}).get("run", {}).get("name", name)
+        name = named_run(path) or name
     return run_root(name, base)
+
+
+def named_run(path: str | Path) -> str | None:
+    """The run a config file names (its `run.name`), None if it names none."""
+    return ((yaml.safe_load(Path(path).read_text()) or {}).get("run") or {}).get("name")
 
 
 def path_variables(root: str) -> dict[str, str]:
@@ -73,8 +78,7 @@ def how_to_build(run: str, saved: str, folder: Path = Path("config")) -> str:
     if Path(saved).is_file():
         files = [Path(saved)]
     else:
-        files = sorted(path for path in folder.glob("*.yaml")
-                       if ((yaml.safe_load(path.read_text()) or {}).get("run") or {}).get("name") == run)
+        files = sorted(path for path in folder.glob("*.yaml") if named_run(path) == run)
     if not files:
         return (f"no saved {saved} and no file in {folder}/ names it (run: {{name: {run}}}): check the name, or write its "
                 f"config and build it with snakemake --cores 2 leaderboard --configfile <that file>")
