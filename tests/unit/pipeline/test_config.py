@@ -40,8 +40,10 @@ def merged(base: dict, overlay: dict) -> dict:
 
 def test_shipped_configs_are_valid(repo, schema_dir, paper):
     assert list(validate_config(paper, schema_dir)) == list(paper["studies"])
-    for overlay in ("smoke.yaml", "mssa_paper_scale.yaml"):
-        validate_config(merged(paper, load_yaml(repo / "config" / overlay)), schema_dir)
+    overlays = sorted(path for path in (repo / "config").glob("*.yaml") if path.name != "config.yaml")
+    assert {"smoke.yaml", "mssa_full.yaml", "mssa_paper_scale.yaml"} <= {path.name for path in overlays}
+    for overlay in overlays:
+        validate_config(merged(paper, load_yaml(overlay)), schema_dir)
 
 
 def walk(node, path=""):
