@@ -52,3 +52,16 @@ def test_a_quoted_module_or_name_exists(doc, name):
 
 def test_the_docs_quote_enough_to_check():
     assert len(quoted(REPOSITORY_PATH)) > 40 and len(NAMES) > 20
+
+
+def test_the_claim_counts_in_docs_claims_md_are_the_configs():
+    import yaml
+
+    text = " ".join((REPO / "docs" / "claims.md").read_text().split())
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    claims = {f"{study}.{name}": block for study in config["studies"] for name, block in config[study].get("claims", {}).items()}
+    exploratory = [name for name, block in claims.items() if "exploratory" in block]
+    twins = [name for name in claims if name.endswith("_confirmatory")]
+    superseded = [name for name, block in claims.items() if "superseded_by" in block]
+    assert f"({len(exploratory)} claims in config/config.yaml, {len(twins)} of them with a confirmatory twin, below)" in text
+    assert f"{len(superseded)} claims in config/config.yaml are so marked" in text

@@ -34,23 +34,47 @@ def _flag(table: pd.DataFrame, column: str) -> pd.Series:
     return table[column].astype(str).str.len().gt(0) if column in table else pd.Series(False, index=table.index)
 
 
+TWIN_SUFFIX = "_confirmatory"
+
+
+def twinned(table: pd.DataFrame) -> pd.Series:
+    """The rows a confirmatory twin repeats (docs/claims.md, "Confirmatory twins"): the twin `<claim>_confirmatory`
+    tests the statement of `<claim>`, or of the claim that supersedes it where `<claim>` was our earlier reading.
+    That claim and its twin are one claim of the source, counted as the twin."""
+    claims = table["claim"].astype(str)
+    names = set(claims)
+    superseded_by = dict(zip(claims, table["superseded_by"].fillna("").astype(str))) if "superseded_by" in table else {}
+    repeated = set()
+    for twin in claims[claims.str.endswith(TWIN_SUFFIX)]:
+        original, seen = twin.removesuffix(TWIN_SUFFIX), set()
+        while superseded_by.get(original) in names and original not in seen:
+            seen.add(original)
+            original = superseded_by[original]
+        if original in names and original != twin:
+            repeated.add(original)
+    return claims.isin(repeated)
+
+
 def headline(table: pd.DataFrame) -> str:
     """How many of the source's claims pass, fail and cannot be decided, in three groups: registered and
     confirmatory (what one cites), registered but exploratory (a deciding setting chosen after a result was
-    seen), and not registered (icdenoise.records.registration); then, apart, the measurements with no verdict,
-    our earlier readings superseded by a claim as the source states it, the self-checks of our own code and
-    the claims counted with the claim that implies them."""
+    seen), and not registered (icdenoise.records.registration); then, apart, the exploratory claims a
+    confirmatory twin repeats (counted as the twin), the measurements with no verdict, our earlier readings
+    superseded by a claim as the source states it, the self-checks of our own code and the claims counted with
+    the claim that implies them."""
     registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
     exploratory, own, implied = _flag(table, "exploratory"), _flag(table, "self_check"), _flag(table, "implied_by")
-    superseded = _flag(table, "superseded_by")
+    superseded, repeated = _flag(table, "superseded_by"), twinned(table)
     unjudged = table["verdict"].eq("MEASURED") & ~superseded
-    source = ~own & ~implied & ~unjudged & ~superseded
+    source = ~own & ~implied & ~unjudged & ~superseded & ~repeated
     parts = [f"{int(source.sum())} claims of the source."]
     for rows, label in ((source & registered & ~exploratory, "Registered, confirmatory"),
                         (source & registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
                         (source & ~registered, "Not registered (not citable)")):
         if rows.any():
             parts.append(f"{label}: {_counts(table[rows])}.")
+    if repeated.any():
+        parts.append(f"Repeated by a confirmatory twin and counted as the twin: {_counts(table[repeated])}.")
     if unjudged.any():
         parts.append(f"Measured with no verdict (the source gives no number to test): {int(unjudged.sum())}.")
     if superseded.any():
@@ -92,9 +116,10 @@ def conclusions(table: pd.DataFrame) -> list[str]:
     """What the ledger lets a reader conclude: the claims reproduced, those not, and those undecided, with why."""
     lines = ["## What we can and cannot conclude", ""]
     own, implied, superseded = _flag(table, "self_check"), _flag(table, "implied_by"), _flag(table, "superseded_by")
+    repeated = twinned(table)
     for name, label in (("PASS", "Reproduced"), ("FAIL", "Not reproduced"), ("INCONCLUSIVE", "Undecided by our measurement"),
                         ("MEASURED", "Measured, with no verdict (the source gives no number to test)")):
-        rows = table[(table["verdict"] == name) & ~own & ~implied & ~superseded]
+        rows = table[(table["verdict"] == name) & ~own & ~implied & ~superseded & ~repeated]
         if rows.empty:
             continue
         lines.append(f"- **{label}** ({len(rows)}):")
@@ -104,7 +129,8 @@ def conclusions(table: pd.DataFrame) -> list[str]:
                       "MEASURED": f": ours {row.ours_mean:.4g}; {row.tolerance_reason}"}[name]
             tag = " (exploratory)" if getattr(row, "exploratory", "") else ""
             lines.append(f"  - `{row.claim}`{tag}{markdown_cell(detail)}")
-    for rows, label in ((table[superseded], "Our earlier readings, superseded by a claim as the source states it"),
+    for rows, label in ((table[repeated], "Repeated by a confirmatory twin on fresh seeds or draws (counted as the twin)"),
+                        (table[superseded], "Our earlier readings, superseded by a claim as the source states it"),
                         (table[own], "Self-checks of our own code (not reproductions)"),
                         (table[implied], "Implied by another claim (counted there)")):
         if not rows.empty:

@@ -7,7 +7,7 @@ import pytest
 
 from icdenoise.pipeline.config import load_yaml, validate_config
 from icdenoise.records.claims import Claim, Measurement, ledger, mean_interval, reference_problems, straddles, verdict
-from icdenoise.records.ledger_text import markdown
+from icdenoise.records.ledger_text import headline, markdown, twinned
 from icdenoise.studies.onelayer.claims import CLAIMS as ONELAYER
 
 
@@ -175,6 +175,51 @@ def test_a_self_check_and_an_implied_claim_are_not_counted_as_reproductions():
             "not reproductions: 1 pass, 0 fail, 0 inconclusive. Implied by another claim and counted there: 1.") in text
     assert "- **Reproduced** (1):" in text and "- **Self-checks of our own code (not reproductions)** (1):" in text
     assert "(implied by `another_claim`, counted there)" in text
+
+
+def _verdict_rows(rows):
+    """A ledger-like table: (claim, verdict, exploratory, superseded_by) per row, registered."""
+    return pd.DataFrame([{"claim": claim, "verdict": verdict, "exploratory": exploratory, "superseded_by": superseded_by,
+                          "self_check": "", "implied_by": "", "registered": True}
+                         for claim, verdict, exploratory, superseded_by in rows])
+
+
+def test_a_claim_and_its_confirmatory_twin_count_once_as_the_twin():
+    table = _verdict_rows([("slope", "INCONCLUSIVE", "the grid was extended after a result", ""),
+                           ("slope_confirmatory", "PASS", "", ""),
+                           ("other", "FAIL", "", "")])
+    assert twinned(table).tolist() == [True, False, False]
+    text = headline(table)
+    assert text == ("2 claims of the source. Registered, confirmatory: 1 pass, 1 fail, 0 inconclusive. Repeated by a "
+                    "confirmatory twin and counted as the twin: 0 pass, 0 fail, 1 inconclusive.")
+
+
+def test_a_twin_of_a_superseded_reading_repeats_the_claim_that_supersedes_it():
+    table = _verdict_rows([("clusters", "PASS", "the floor was written after a result", "clusters_over_seeds"),
+                           ("clusters_over_seeds", "INCONCLUSIVE", "as clusters", ""),
+                           ("clusters_confirmatory", "INCONCLUSIVE", "", "")])
+    assert twinned(table).tolist() == [False, True, False]
+    assert headline(table).startswith("1 claims of the source. Registered, confirmatory: 0 pass, 0 fail, 1 inconclusive.")
+
+
+def test_a_twin_without_its_original_counts_alone():
+    table = _verdict_rows([("lonely_confirmatory", "PASS", "", ""), ("other", "PASS", "", "")])
+    assert not twinned(table).any()
+    assert headline(table).startswith("2 claims of the source.")
+
+
+def test_every_shipped_confirmatory_twin_names_a_claim_of_its_study(repo):
+    config = load_yaml(repo / "config" / "config.yaml")
+    twins = 0
+    for study in config["studies"]:
+        claims = config[study].get("claims", {})
+        table = pd.DataFrame({"claim": list(claims), "superseded_by": [spec.get("superseded_by", "") for spec in claims.values()]})
+        names = [name for name in claims if name.endswith("_confirmatory")]
+        twins += len(names)
+        assert twinned(table).sum() == len(names), f"{study}: a twin whose original is not a claim of the study"
+        for name in names:
+            assert "exploratory" not in claims[name], f"{study}.{name}: a confirmatory twin marked exploratory"
+    assert twins >= 11
 
 
 def test_implied_by_must_name_another_configured_claim_of_the_study():

@@ -54,9 +54,10 @@ def test_each_twin_reads_the_fresh_draws_and_each_original_the_first(repo):
         assert set(CLAIMS[twin].rules) == set(CLAIMS[original].rules) == {"range_dependent"}
     alone = ledger({original: CLAIMS[original] for original in ZIPF_TWINS.values()}, {"zipf_fit": first}, specs).set_index("claim")
     assert (alone["ours_mean"] == table.loc[alone.index, "ours_mean"]).all()
-    # registered, the twins count as confirmatory, their originals as exploratory
+    # registered, the twins count as confirmatory, and each original once, as its twin
     text = headline(table.reset_index().assign(registered=True))
     assert f"Registered, confirmatory: 0 pass, {len(ZIPF_TWINS)} fail, 0 inconclusive." in text
+    assert f"Repeated by a confirmatory twin and counted as the twin: {len(ZIPF_TWINS)} pass, 0 fail, 0 inconclusive." in text
 
 
 def test_a_twins_range_rule_reads_the_fresh_fits(repo):
