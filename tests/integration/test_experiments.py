@@ -7,13 +7,26 @@ import yaml
 from conftest import SECOND_RUN
 from runner import SMOKE, copy_workflow, merged_config, planned_jobs, planned_outputs, smoke_target, snakemake
 
+from icdenoise.pipeline.config import all_runs, validate_config
 from icdenoise.pipeline.named_runs import FOLDERS
+from icdenoise.pipeline.sweeps import shared_points, sweep_points
 from icdenoise.records.artifacts import read_metadata
 from icdenoise.records.claims import VERDICTS
+from icdenoise.records.weights import diagonal_means
 
 pytestmark = pytest.mark.integration
 
 SECOND = SMOKE.parent / SECOND_RUN["run"]["name"]
+SHARED_STAGES = ("sample_prompts", "train_ensemble", "evaluate_bayes", "evaluate_trained")
+
+
+def smoke_shared(repo):
+    """The smoke sweeps' points that share a configured case's jobs (point → that case), as the workflow finds
+    them: at the case's σ_z² (noise), n (dimension), L and dataset seed (data_seed), with the training seeds."""
+    config = merged_config(repo)
+    shared = shared_points(config, sweep_points(config), all_runs(config, validate_config(config, repo / "workflow" / "schemas")))
+    assert shared == {"sphere.noise1": "sphere", "gmm.noise1": "gmm", "gmm.dimension1": "gmm", "linear.data_seed3": "linear"}
+    return shared
 
 
 def test_two_named_runs_are_built_one_after_the_other_and_neither_invalidates_the_other(experiments_run):
@@ -58,8 +71,9 @@ def test_the_base_config_run_writes_at_the_top_and_is_untouched_by_another_run(r
 
 
 def test_every_sweep_point_is_trained_and_scored_by_the_shared_stages(experiments_run, repo):
+    """Each point not sharing a configured case's jobs has jobs of its own, logged under its name; a shared one has none."""
     workdir = experiments_run["workdir"]
-    sweeps = merged_config(repo)["sweeps"]
+    sweeps, shared = merged_config(repo)["sweeps"], smoke_shared(repo)
     for name, spec in sweeps.items():
         table = pd.read_parquet(workdir / SMOKE / "results" / "sweeps" / f"{name}.parquet")
         points = 1
@@ -69,24 +83,35 @@ def test_every_sweep_point_is_trained_and_scored_by_the_shared_stages(experiment
         assert len(table) == points * len(spec["cases"]) * len(spec["models"]) * len(spec["seeds"]), name
         assert table[["mse", "bayes_mse", "ratio_to_bayes"]].notna().all().all() and (table["ratio_to_bayes"] > 0).all()
         for case in table["case"].unique():
-            logs = workdir / SMOKE / "logs"
-            assert list((logs / "sample_prompts").glob(f"case={case},*")) and list((logs / "train_ensemble").glob(f"case={case},*")), case
+            logs = [list((workdir / SMOKE / "logs" / stage).glob(f"case={case},*")) for stage in SHARED_STAGES]
+            assert all(logs) if case not in shared else not any(logs), case
         assert (workdir / SMOKE / "figures" / "sweeps" / f"{name}.pdf").read_bytes().startswith(b"%PDF")
     noise = pd.read_parquet(workdir / SMOKE / "results" / "sweeps" / "noise.parquet")
     assert (noise["beta_theory"] == 1 / noise["case.corruption.sigma_z_sq"]).all()
     assert (noise["alpha"] >= 0).all()
 
 
-def test_a_sweep_point_at_its_base_cases_settings_gives_that_cases_numbers(experiments_run, repo):
-    """The noise sweep's σ_z² = 0.1 point of the sphere case is the smoke sphere case itself: the same
-    dataset, training and scores, value for value, so the sweep adds no code of its own to them."""
+def test_a_sweep_point_at_its_base_cases_settings_reads_that_cases_numbers(experiments_run, repo):
+    """A point that shares its base case's jobs (the noise sweep's σ_z² = 0.1 point of the sphere case is the
+    smoke sphere case itself) has, under its own name, the case's scores, closed form and learned scales,
+    value for value, of the sweep's models; gmm's are read by two sweeps' points."""
     workdir = experiments_run["workdir"]
     assert merged_config(repo)["cases"]["sphere"]["corruption"]["sigma_z_sq"] == 0.1
-    noise = pd.read_parquet(workdir / SMOKE / "results" / "sweeps" / "noise.parquet")
-    point = noise[(noise["base"] == "sphere") & (noise["case.corruption.sigma_z_sq"] == 0.1)].set_index("seed")
-    scores = pd.read_parquet(workdir / SMOKE / "results" / "trained_scores" / "sphere" / "L20.parquet")
-    softmax = scores[scores["estimator"] == "softmax"].set_index("seed")
-    assert list(point.index) == list(softmax.index) and (point["mse"] == softmax["mse"]).all()
+    results = workdir / SMOKE / "results"
+    for point, case in smoke_shared(repo).items():
+        sweep = point.split(".")[1].rstrip("0123456789")
+        rows = pd.read_parquet(results / "sweeps" / f"{sweep}.parquet").query("case == @point").set_index(["model", "seed"]).sort_index()
+        scores = pd.read_parquet(results / "trained_scores" / case / "L20.parquet").rename(columns={"estimator": "model"})
+        scores = scores[scores["model"].isin(merged_config(repo)["sweeps"][sweep]["models"])].set_index(["model", "seed"]).sort_index()
+        assert list(rows.index) == list(scores.index) and (rows["mse"] == scores["mse"]).all() and (rows["sem"] == scores["sem"]).all(), point
+        bayes = pd.read_parquet(results / "bayes" / case / "L20.parquet").set_index("estimator")
+        assert (rows["bayes_mse"] == bayes.loc["oracle", "mse"]).all() and (rows["base"] == case).all(), point
+        for model, seed in rows.index:
+            weights = pd.read_parquet(results / "train" / case / "L20" / model / "weights.parquet")
+            scales = diagonal_means(weights[(weights["stage"] == "final") & (weights["seed"] == seed)])
+            if "alpha" in scales:
+                alpha, beta = scales["alpha"].item(), scales["beta"].item()
+                assert rows.loc[(model, seed), ["alpha", "gamma"]].tolist() == [abs(alpha), alpha * beta], (point, model, seed)
 
 
 def test_the_comparison_stacks_both_runs_leaderboards_and_verdicts(experiments_run):
@@ -143,9 +168,12 @@ def test_a_sweep_point_with_invalid_settings_stops_before_any_job(repo, tmp_path
     assert not {"runs", *FOLDERS} & {path.name for path in workdir.iterdir()}
 
 
-def test_the_sweep_targets_plan_the_shared_stages_and_all_plans_no_sweep(experiments_run):
-    sweep = planned_jobs(snakemake(experiments_run["workdir"], "-n", "--forceall", "sweep_noise"))
-    assert {"summarise_sweep", "plot_sweep", "train_ensemble", "evaluate_bayes", "evaluate_trained", "sample_prompts"} == \
-        {rule for rule, _ in sweep} - {"sweep_noise"}
+def test_the_sweep_targets_plan_the_shared_stages_but_none_for_a_shared_point_and_all_plans_no_sweep(experiments_run, repo):
+    sweep = planned_jobs(snakemake(experiments_run["workdir"], "-n", "--forceall", "sweeps"))
+    assert {"summarise_sweep", "plot_sweep", *SHARED_STAGES} == {rule for rule, _ in sweep}
+    cases = {path.split("/")[4] for rule, outputs in sweep if rule in SHARED_STAGES for path in outputs}
+    points = sweep_points(merged_config(repo))
+    shared = smoke_shared(repo)
+    assert cases & set(points) == set(points) - set(shared) and set(shared.values()) <= cases
     everything = planned_jobs(snakemake(experiments_run["workdir"], "-n", "--forceall", "all"))
     assert not {rule for rule, _ in everything} & {"summarise_sweep", "plot_sweep", "compare_runs"}

@@ -22,7 +22,7 @@ from icdenoise.pipeline.named_runs import (
 )
 from icdenoise.pipeline.registry import Run
 from icdenoise.pipeline.resources import machine_cores, machine_memory_mb
-from icdenoise.pipeline.sweeps import sweep_points, with_sweep_cases
+from icdenoise.pipeline.sweeps import configured_training, shared_points, sweep_points, with_sweep_cases
 from icdenoise.pipeline.user_models import is_user_class, module_file
 
 WORKFLOW = Path(workflow.basedir) / "workflow"
@@ -120,11 +120,15 @@ def modules_in_start_order():
 # The run's name and its config files, in merge order: named by the ledgers and the report.
 CONFIG_SOURCES = config_sources(CONFIG_FILES, config, Path.cwd())
 CASES = list(config["cases"])  # the configured cases, in config order
-# derived case → its sweep point (icdenoise.pipeline.sweeps): trained like a configured case
+# derived case → its sweep point (icdenoise.pipeline.sweeps): trained like a configured case (unless SHARED)
 POINTS = sweep_points(config)
 MODELS = list(config["models"])
-RUNS = all_runs(config, STUDIES) | {  # every (case, model, L) some study, the leaderboard or a sweep trains
-    Run(name, model, point.case["L"]) for name, point in POINTS.items() for model in point.models
+CONFIGURED_RUNS = all_runs(config, STUDIES)  # every (case, model, L) some study or the leaderboard trains
+# sweep point → the configured case whose tables it reads: a point with exactly that case's settings, on runs
+# the config trains anyway, is not trained again under its own name
+SHARED = shared_points(config, POINTS, CONFIGURED_RUNS)
+RUNS = CONFIGURED_RUNS | {  # and the runs of every other sweep point
+    Run(name, model, point.case["L"]) for name, point in POINTS.items() if name not in SHARED for model in point.models
 }
 SIZING_CONFIG = with_sweep_cases(config, POINTS)  # what the job-size models read: the derived cases too
 
@@ -205,8 +209,7 @@ def get_training_params(wildcards):
     own block, with its seeds and training keys)."""
     if wildcards.case in POINTS:
         return canonical(POINTS[wildcards.case].training)
-    training = {key: value for key, value in config["training"].items() if key != "epochs"}
-    return canonical({**training, "epochs": config["training"]["epochs"][wildcards.case]})
+    return canonical(configured_training(config, wildcards.case))
 
 
 def get_model_params(wildcards):
@@ -224,19 +227,30 @@ def sweep_points_of(sweep):
     return [point for point in POINTS.values() if point.sweep == sweep]
 
 
+def source_case(point):
+    """The case whose tables a sweep point reads: its configured base case where it shares that case's
+    jobs (SHARED), else the point's own derived case."""
+    return SHARED.get(point.name, point.name)
+
+
 def sweep_inputs(wildcards):
-    """The closed forms, the trained models' scores and their weights at every point of the sweep."""
+    """The closed forms, the trained models' scores and their weights at every point of the sweep, read
+    from each point's source case; each table once, however many points read it."""
     points = sweep_points_of(wildcards.sweep)
     return dict(
-        bayes=[bayes_path(point.name) for point in points],
-        scores=[trained_scores_path(point.name) for point in points],
-        weights=[training_path(point.name, model, "weights") for point in points for model in point.models],
+        bayes=list(dict.fromkeys(bayes_path(source_case(point)) for point in points)),
+        scores=list(dict.fromkeys(trained_scores_path(source_case(point)) for point in points)),
+        weights=list(dict.fromkeys(
+            training_path(source_case(point), model, "weights") for point in points for model in point.models
+        )),
     )
 
 
 def sweep_point_params(wildcards):
-    """Each point's derived case, base case, swept values, case block and model blocks."""
+    """Each point's derived case, the case whose tables it reads (source), base case, swept values, case
+    block and model blocks."""
     return [
-        canonical(dict(case=point.name, base=point.base, values=point.values, block=point.case, models=point.models))
+        canonical(dict(case=point.name, source=source_case(point), base=point.base, values=point.values,
+                       block=point.case, models=point.models))
         for point in sweep_points_of(wildcards.sweep)
     ]

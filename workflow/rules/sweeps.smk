@@ -1,6 +1,6 @@
 # Sweeps declared in config (icdenoise.pipeline.sweeps): every point is a derived case that the shared
-# stages sample, train and score as they do a configured case (POINTS, and the sweep's input functions, are
-# in common.smk). Per sweep: one tidy table and one figure. Targets: sweep_<name> (one sweep) and sweeps
+# stages sample, train and score as they do a configured case, except a point that is exactly its base case,
+# which reads that case's tables (POINTS, SHARED, and the sweep's input functions, are in common.smk). Per sweep: one tidy table and one figure. Targets: sweep_<name> (one sweep) and sweeps
 # (all of them); `all` does not build them.
 
 job_rule(

@@ -1,5 +1,6 @@
 """A sweep's tidy table: one row per (point, base case, model, seed), from the shared stages' tables of
-its derived cases (icdenoise.pipeline.sweeps).
+its derived cases (icdenoise.pipeline.sweeps), or of the configured case a point shares its jobs with,
+relabelled with the point's name.
 
 Columns: sweep, base (the configured case), case (the derived case), one column per sweep key (named by
 the key), model, seed, mse (MSE/n on the evaluation's fresh prompts, Sec. 2.3), sem, bayes_mse (the
@@ -34,18 +35,30 @@ def theory(case: dict, model: dict) -> tuple[float, float]:
     return beta, gamma
 
 
+def point_rows(frame: pd.DataFrame, point: dict, model_column: str) -> pd.DataFrame:
+    """The rows of `frame` a point reads: its source case's, of the point's models (`model_column` names
+    them), with the point's name as their case."""
+    rows = frame[(frame["case"] == point["source"]) & frame[model_column].isin(list(point["models"]))]
+    return rows.assign(case=point["case"])
+
+
 def sweep_table(sweep: str, points: list[dict], bayes: pd.DataFrame, scores: pd.DataFrame, weights: pd.DataFrame) -> pd.DataFrame:
     """The tidy table of `sweep`.
 
-    points: one dict per derived case, with keys case, base, values (sweep key → value), block (the
-    case's config block) and models (model → block); bayes, scores, weights: the rows of its
-    evaluate_bayes, evaluate_trained and train_ensemble tables."""
+    points: one dict per derived case, with keys case, source (the case whose tables it reads: its own, or
+    the configured case it shares its jobs with), base, values (sweep key → value), block (the case's config
+    block) and models (model → block); bayes, scores, weights: the rows of the sources' evaluate_bayes,
+    evaluate_trained and train_ensemble tables, each source's once (several points may read one source).
+    A point's rows are its source's, of its models, under the point's name."""
     keys = list(points[0]["values"])
+    source = {point["case"]: point["source"] for point in points}
     oracle = bayes[bayes["estimator"] == BAYES_ESTIMATOR].set_index("case")["mse"]
+    weights = pd.concat([point_rows(weights, point, "model") for point in points], ignore_index=True)
     scales = diagonal_means(weights[weights["stage"] == "final"]).drop(columns=["stage", "L"], errors="ignore")
     for column in ("alpha", "beta"):
         if column not in scales:
             scales[column] = np.nan
+    scores = pd.concat([point_rows(scores, point, "estimator") for point in points], ignore_index=True)
     trained = scores.rename(columns={"estimator": "model"})[["case", "model", "seed", "mse", "sem"]]
     table = trained.merge(scales[["case", "model", "seed", "alpha", "beta"]], on=["case", "model", "seed"], how="left",
                           validate="one_to_one")
@@ -53,7 +66,7 @@ def sweep_table(sweep: str, points: list[dict], bayes: pd.DataFrame, scores: pd.
     for key in keys:
         table[key] = [by_case[case]["values"][key] for case in table["case"]]
     table["base"] = [by_case[case]["base"] for case in table["case"]]
-    table["bayes_mse"] = table["case"].map(oracle)
+    table["bayes_mse"] = table["case"].map(source).map(oracle)
     table["ratio_to_bayes"] = table["mse"] / table["bayes_mse"]
     table["gamma"] = table["alpha"] * table["beta"]
     flipped = table["alpha"] < 0

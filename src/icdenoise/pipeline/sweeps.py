@@ -7,7 +7,9 @@ its block: ``case.`` (a key of the base case's block, its corruption's or its tr
 product, for every base case. Point i of sweep s on base case c is the derived case ``c.s<i>``: its
 block is c's with the point's case keys set, and it carries its own dataset, training and model
 settings, so that the shared stages (sample_prompts, train_ensemble, evaluate_bayes, evaluate_trained)
-train and score it as they do a configured case, with no code of their own. docs/experiments.md has the details.
+train and score it as they do a configured case, with no code of their own. A point whose settings are
+exactly its base case's, on runs the config trains anyway, reads that case's tables instead
+(`shared_points`). docs/experiments.md has the details.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import copy
 import itertools
 from dataclasses import dataclass, field
+
+from icdenoise.pipeline.registry import Run
 
 BLOCKS = ("case", "model", "training", "dataset")  # what a sweep key can start with
 
@@ -64,6 +68,13 @@ def _has(block, path: list[str]) -> bool:
     return True
 
 
+def configured_training(config: dict, case: str) -> dict:
+    """The training block a configured case is trained with: the config's, with the case's number of epochs
+    in place of the per-case map (None where the map has no entry for it)."""
+    training = {key: value for key, value in config["training"].items() if key != "epochs"}
+    return {**training, "epochs": config["training"]["epochs"].get(case)}
+
+
 def sweep_points(config: dict) -> dict[str, Point]:
     """Derived case name → its point, for every sweep of the config, in the config's order. Assumes a
     config without `sweep_problems`."""
@@ -73,8 +84,7 @@ def sweep_points(config: dict) -> dict[str, Point]:
             for index, values in enumerate(grid_points(spec["grid"])):
                 case = copy.deepcopy(config["cases"][base])
                 dataset = copy.deepcopy(config["dataset"])
-                training = {key: value for key, value in config["training"].items() if key != "epochs"}
-                training |= {"epochs": config["training"]["epochs"][base], "seeds": list(spec["seeds"])}
+                training = configured_training(config, base) | {"seeds": list(spec["seeds"])}
                 models = {model: copy.deepcopy(config["models"][model]) for model in spec["models"]}
                 for key, value in values.items():
                     block, *path = key.split(".")
@@ -142,3 +152,31 @@ def with_sweep_cases(config: dict, points: dict[str, Point]) -> dict:
     cases = {**config["cases"], **{name: point.case for name, point in points.items()}}
     epochs = {**config["training"]["epochs"], **{name: point.training["epochs"] for name, point in points.items()}}
     return {**config, "cases": cases, "training": {**config["training"], "epochs": epochs}}
+
+
+def identical(a, b) -> bool:
+    """a and b are the same settings, types included: 1 and 1.0, or True and 1, are equal in Python but
+    not to a job's params (Snakemake compares their text) nor, always, to the code that reads them."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(identical(a[key], b[key]) for key in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def shared_points(config: dict, points: dict[str, Point], runs: set) -> dict[str, str]:
+    """Derived case → its base case, for every point whose settings are exactly the base case's: the same
+    case block (L included), dataset block, training block (the base case's epochs, and the sweep's seeds
+    the training seeds) and model blocks, with every (base, model, L) of its models among `runs` (the
+    configured runs: `Run`s of the studies and the leaderboard). Such a point's dataset, trainings, closed
+    forms and scores are the base case's jobs, whose tables carry no other number: a case's name only labels
+    its rows and logs. So the point reads the base case's tables rather than running the same jobs again."""
+    return {
+        name: point.base
+        for name, point in points.items()
+        if identical(point.case, config["cases"][point.base])
+        and identical(point.dataset, config["dataset"])
+        and identical(point.training, configured_training(config, point.base))
+        and all(identical(block, config["models"][model]) for model, block in point.models.items())
+        and all(Run(point.base, model, point.case["L"]) in runs for model in point.models)
+    }

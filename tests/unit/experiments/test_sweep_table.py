@@ -1,6 +1,7 @@
 """A sweep's tidy table, against an independent computation on small synthetic tables: the ratio to the Bayes
 posterior mean on the same prompts, the learned scales as diagonal means oriented α ≥ 0, and the theory's
-β = 1/σ_z² and γ* = 1/(σ0²+σ_z²) where they apply."""
+β = 1/σ_z² and γ* = 1/(σ0²+σ_z²) where they apply; a point that shares its base case's jobs reads that case's
+rows under its own name."""
 
 import numpy as np
 import pandas as pd
@@ -13,14 +14,14 @@ MODELS = {"linear": {"architecture": "linear"}, "softmax": {"architecture": "sof
 
 
 def points():
-    return [{"case": f"linear.s{i}", "base": "linear", "values": {"case.corruption.sigma_z_sq": s},
+    return [{"case": f"linear.s{i}", "source": f"linear.s{i}", "base": "linear", "values": {"case.corruption.sigma_z_sq": s},
              "block": {**LINEAR, "corruption": {"kind": "query", "sigma_z_sq": s}}, "models": MODELS} for i, s in enumerate((0.5, 2.0))]
 
 
-def weights(rng):
+def weights(rng, cases=("linear.s0", "linear.s1"), models=MODELS):
     rows = []
-    for case in ("linear.s0", "linear.s1"):
-        for model in MODELS:
+    for case in cases:
+        for model in models:
             for seed in (0, 1):
                 for matrix in ("W_KQ", "W_PV"):
                     values = rng.normal(size=(2, 2))
@@ -64,3 +65,35 @@ def test_no_theory_where_it_predicts_none():
     assert np.isnan(theory(transformed, MODELS["linear"])[1])
     all_tokens = {**sphere, "corruption": {"kind": "all_tokens", "sigma_z_sq": 0.1}}
     assert np.isnan(theory(all_tokens, MODELS["softmax"])[0])
+
+
+def test_a_shared_points_rows_are_those_it_would_have_under_its_own_name():
+    """Points s1 and s2 of a sweep are the configured case `linear` (σ_z² = 1.0, its models) and read its tables,
+    which also hold a model the sweep does not train; the table equals the one built from each point's own
+    tables holding the same numbers."""
+    rng = np.random.default_rng(1)
+    own = [{"case": f"linear.s{i}", "source": f"linear.s{i}", "base": "linear", "values": {"case.corruption.sigma_z_sq": s},
+            "block": {**LINEAR, "corruption": {"kind": "query", "sigma_z_sq": s}}, "models": MODELS}
+           for i, s in enumerate((0.5, 1.0, 1.0))]
+    shared = [own[0], {**own[1], "source": "linear"}, {**own[2], "source": "linear"}]
+    sources = ("linear.s0", "linear")
+    bayes = pd.DataFrame({"case": [case for case in sources for _ in range(2)], "estimator": ["oracle", "zero"] * 2,
+                          "mse": [0.2, 1.0, 0.6, 1.0]})
+    scores = pd.DataFrame([dict(case=case, estimator=model, seed=seed, mse=rng.uniform(0.5, 1), sem=rng.uniform(0, 0.1))
+                           for case in sources for model in (*MODELS, "stacked") for seed in (0, 1)])
+    frame = weights(rng, sources, (*MODELS, "stacked"))
+    table = sweep_table("s", shared, bayes, scores, frame)
+
+    def as_own(source_frame, column):
+        """The source case's rows of the sweep's models, once under each point's own name."""
+        ours = source_frame[source_frame[column].isin(MODELS)]
+        return pd.concat([ours[ours["case"] == "linear.s0"], *(ours[ours["case"] == "linear"].assign(case=point)
+                                                              for point in ("linear.s1", "linear.s2"))], ignore_index=True)
+    own_bayes = pd.concat([bayes[bayes["case"] == "linear.s0"], *(bayes[bayes["case"] == "linear"].assign(case=point)
+                                                                  for point in ("linear.s1", "linear.s2"))])
+    expected = sweep_table("s", own, own_bayes, as_own(scores, "estimator"), as_own(frame, "model"))
+    assert list(table["case"].unique()) == ["linear.s0", "linear.s1", "linear.s2"] and len(table) == 12
+    assert set(table["model"]) == set(MODELS)
+    pd.testing.assert_frame_equal(table, expected)
+    linear = scores[(scores["case"] == "linear") & (scores["estimator"] == "linear")]["mse"].to_numpy()
+    assert (table[(table["case"] == "linear.s2") & (table["model"] == "linear")]["mse"].to_numpy() == linear).all()

@@ -1,12 +1,14 @@
 """Sweeps declared in config: the grid's points, each a derived case with its own blocks; keys that name no
-setting, and points whose settings are invalid, are refused with the sweep, key and point named."""
+setting, and points whose settings are invalid, are refused with the sweep, key and point named; a point whose
+settings are exactly its base case's, on runs the config trains, shares that case's jobs."""
 
 import copy
 
 import pytest
 
 from icdenoise.pipeline.config import ConfigError, load_yaml, validate_config
-from icdenoise.pipeline.sweeps import grid_points, key_problems, point_name, sweep_points, with_sweep_cases
+from icdenoise.pipeline.registry import Run
+from icdenoise.pipeline.sweeps import grid_points, key_problems, point_name, shared_points, sweep_points, with_sweep_cases
 
 
 @pytest.fixture
@@ -99,3 +101,63 @@ def test_the_shipped_sweeps_are_valid_and_have_what_the_issue_asks(config, repo)
     fig4a = config["onelayer"]["fig4a"]
     assert sweeps["data_seed"]["cases"] == [fig4a["case"]] and sweeps["data_seed"]["models"] == [fig4a["model"]]
     assert set(sweeps["data_seed"]["grid"]["case.L"]) <= set(fig4a["context_lengths"])
+
+
+def sphere_sweep(config, grid, models=("softmax",), seeds=None):
+    """The config with one sweep `s` on the sphere case: `grid`, `models`, and the training seeds unless `seeds`."""
+    seeds = list(config["training"]["seeds"]) if seeds is None else seeds
+    config["sweeps"] = {"s": {"cases": ["sphere"], "models": list(models), "seeds": seeds, "grid": grid}}
+    return config
+
+
+def shared(config, runs=None):
+    L = config["cases"]["sphere"]["L"]
+    runs = {Run("sphere", model, L) for model in config["models"]} if runs is None else runs
+    return shared_points(config, sweep_points(config), runs)
+
+
+def test_a_point_with_its_base_cases_settings_on_a_configured_run_shares_its_jobs(config):
+    sigma_z_sq = config["cases"]["sphere"]["corruption"]["sigma_z_sq"]
+    sphere_sweep(config, {"case.corruption.sigma_z_sq": [sigma_z_sq / 2, sigma_z_sq, sigma_z_sq]}, models=("linear", "softmax"))
+    assert shared(config) == {"sphere.s1": "sphere", "sphere.s2": "sphere"}
+
+
+def test_a_point_at_a_model_keys_configured_value_shares_its_jobs(config):
+    config["models"]["stacked"] = {"architecture": "stacked_self_attention", "layers": 2}
+    sphere_sweep(config, {"model.layers": [2, 3]}, models=("stacked",))
+    assert shared(config) == {"sphere.s0": "sphere"}
+
+
+def bump(value):
+    """Another value of the same type."""
+    return 2 * value if value else 1
+
+
+# A sweep whose one point would equal the sphere case but for one setting: its grid, models and seeds
+# (None: the training seeds), and the runs the config trains (None: every model on the sphere case).
+NOT_SHARED = {
+    "seeds": lambda config: sphere_sweep(config, {"dataset.seed": [config["dataset"]["seed"]]}, seeds=config["training"]["seeds"][:2]),
+    "a case key": lambda config: sphere_sweep(config, {"case.radius": [bump(config["cases"]["sphere"]["radius"])]}),
+    "the case's L": lambda config: sphere_sweep(config, {"case.L": [bump(config["cases"]["sphere"]["L"])]}),
+    "a case key's type": lambda config: sphere_sweep(config, {"case.n": [float(config["cases"]["sphere"]["n"])]}),
+    "the epochs": lambda config: sphere_sweep(config, {"training.epochs": [bump(config["training"]["epochs"]["sphere"])]}),
+    "a training key": lambda config: sphere_sweep(config, {"training.lr": [bump(config["training"]["lr"])]}),
+    "a dataset key": lambda config: sphere_sweep(config, {"dataset.seed": [bump(config["dataset"]["seed"])]}),
+    "a model key": lambda config: sphere_sweep(config, {"model.layers": [bump(config["models"]["alltoken_learned"]["layers"])]},
+                                               models=("alltoken_learned",)),
+}
+
+
+@pytest.mark.parametrize("differs", NOT_SHARED)
+def test_a_point_that_differs_from_its_base_case_in_any_setting_is_not_shared(config, differs):
+    NOT_SHARED[differs](config)
+    assert len(sweep_points(config)) == 1 and shared(config) == {}
+
+
+def test_a_point_with_a_model_the_config_does_not_train_on_its_base_case_is_not_shared(config):
+    sphere_sweep(config, {"dataset.seed": [config["dataset"]["seed"]]}, models=("linear", "softmax"))
+    L = config["cases"]["sphere"]["L"]
+    assert shared(config, runs={Run("sphere", "linear", L), Run("sphere", "softmax", L)}) == {"sphere.s0": "sphere"}
+    assert shared(config, runs={Run("sphere", "softmax", L)}) == {}
+    assert shared(config, runs={Run("sphere", "linear", L), Run("sphere", "softmax", L + 1)}) == {}
+    assert shared(config, runs={Run("gmm", "linear", L), Run("gmm", "softmax", L)}) == {}
