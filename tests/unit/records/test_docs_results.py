@@ -124,3 +124,27 @@ def test_the_repository_docs_match_their_ledger_snapshots():
         f"docs/ledgers/default/{study}.csv" for study in ("onelayer", "alltoken", "memory", "mssa")}
     problems = check(REPO)
     assert not problems, "the docs differ from their ledger snapshots:\n" + "\n".join(problems)
+
+
+def test_docs_claims_md_names_every_undecided_claim_of_the_default_and_full_runs():
+    """docs/claims.md, "What is still undecided, and why": the inline markers there name exactly the inconclusive
+    claims of the sources, each study's full run's verdict taking the place of its default run's."""
+    import re
+
+    from icdenoise.records.ledger_snapshots import read_snapshot
+    from icdenoise.records.ledger_text import twinned
+
+    text = (REPO / "docs" / "claims.md").read_text()
+    section = text.split("## What is still undecided, and why")[1].split("\n## ")[0]
+    named = set(re.findall(r"<!-- ledger-claim: (\S+) ([\w.-]+)", section))
+    undecided = set()
+    for default in sorted((REPO / "docs" / "ledgers" / "default").glob("*.csv")):
+        full = REPO / "docs" / "ledgers" / f"{default.stem}_full" / default.name
+        path = full if full.is_file() else default
+        table = read_snapshot(path).table
+        marked = [table[column].astype(str).str.len().gt(0) for column in ("self_check", "implied_by", "superseded_by")]
+        source = ~marked[0] & ~marked[1] & ~marked[2] & ~twinned(table) & table["verdict"].ne("MEASURED")
+        relative = path.relative_to(REPO).as_posix()
+        undecided |= {(relative, claim) for claim in table.loc[source & table["verdict"].eq("INCONCLUSIVE"), "claim"]}
+    assert undecided, "no inconclusive claim in the snapshots: the section should then say so"
+    assert named == undecided, f"missing: {sorted(undecided - named)}; not undecided: {sorted(named - undecided)}"
