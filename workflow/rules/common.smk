@@ -240,9 +240,11 @@ def sweep_inputs(wildcards):
     return dict(
         bayes=list(dict.fromkeys(bayes_path(source_case(point)) for point in points)),
         scores=list(dict.fromkeys(trained_scores_path(source_case(point)) for point in points)),
-        weights=list(dict.fromkeys(
-            training_path(source_case(point), model, "weights") for point in points for model in point.models
-        )),
+        weights=list(
+            dict.fromkeys(
+                training_path(source_case(point), model, "weights") for point in points for model in point.models
+            )
+        ),
     )
 
 
@@ -250,7 +252,15 @@ def sweep_point_params(wildcards):
     """Each point's derived case, the case whose tables it reads (source), base case, swept values, case
     block and model blocks."""
     return [
-        canonical(dict(case=point.name, source=source_case(point), base=point.base, values=point.values,
-                       block=point.case, models=point.models))
+        canonical(
+            dict(
+                case=point.name,
+                source=source_case(point),
+                base=point.base,
+                values=point.values,
+                block=point.case,
+                models=point.models,
+            )
+        )
         for point in sweep_points_of(wildcards.sweep)
     ]
