@@ -55,6 +55,13 @@ def twinned(table: pd.DataFrame) -> pd.Series:
     return claims.isin(repeated)
 
 
+def source_claims(table: pd.DataFrame) -> pd.Series:
+    """The rows that are claims of the source, each counted once: not a self-check, not implied by another
+    claim, not superseded, not repeated by a confirmatory twin, and tested (a verdict, not MEASURED)."""
+    own, implied, superseded = _flag(table, "self_check"), _flag(table, "implied_by"), _flag(table, "superseded_by")
+    return ~own & ~implied & ~superseded & ~twinned(table) & table["verdict"].ne("MEASURED")
+
+
 def headline(table: pd.DataFrame) -> str:
     """How many of the source's claims pass, fail and cannot be decided, in three groups: registered and
     confirmatory (what one cites), registered but exploratory (a deciding setting chosen after a result was
@@ -66,7 +73,7 @@ def headline(table: pd.DataFrame) -> str:
     exploratory, own, implied = _flag(table, "exploratory"), _flag(table, "self_check"), _flag(table, "implied_by")
     superseded, repeated = _flag(table, "superseded_by"), twinned(table)
     unjudged = table["verdict"].eq("MEASURED") & ~superseded
-    source = ~own & ~implied & ~unjudged & ~superseded & ~repeated
+    source = source_claims(table)
     parts = [f"{int(source.sum())} claims of the source."]
     for rows, label in ((source & registered & ~exploratory, "Registered, confirmatory"),
                         (source & registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),

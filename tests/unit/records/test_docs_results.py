@@ -132,7 +132,7 @@ def test_docs_claims_md_names_every_undecided_claim_of_the_default_and_full_runs
     import re
 
     from icdenoise.records.ledger_snapshots import read_snapshot
-    from icdenoise.records.ledger_text import twinned
+    from icdenoise.records.ledger_text import source_claims
 
     text = (REPO / "docs" / "claims.md").read_text()
     section = text.split("## What is still undecided, and why")[1].split("\n## ")[0]
@@ -142,8 +142,7 @@ def test_docs_claims_md_names_every_undecided_claim_of_the_default_and_full_runs
         full = REPO / "docs" / "ledgers" / f"{default.stem}_full" / default.name
         path = full if full.is_file() else default
         table = read_snapshot(path).table
-        marked = [table[column].astype(str).str.len().gt(0) for column in ("self_check", "implied_by", "superseded_by")]
-        source = ~marked[0] & ~marked[1] & ~marked[2] & ~twinned(table) & table["verdict"].ne("MEASURED")
+        source = source_claims(table)
         relative = path.relative_to(REPO).as_posix()
         undecided |= {(relative, claim) for claim in table.loc[source & table["verdict"].eq("INCONCLUSIVE"), "claim"]}
     assert undecided, "no inconclusive claim in the snapshots: the section should then say so"
