@@ -119,7 +119,7 @@ def snapshot_rows(table: pd.DataFrame, study: str, run_prefix: str, build_commit
     missing = [column for column in COLUMNS if column != "digest" and column not in table]
     if missing:
         raise SnapshotError(f"{source}: the ledger has no column {', '.join(missing)}: it was built by older code; rebuild it "
-                            f"(snakemake --forcerun write_{study}_ledger {study}) and snapshot again")
+                            f"(snakemake {study} --forcerun write_{study}_ledger) and snapshot again")
     registered = table["registered"].astype(bool)
     texts: dict[str, str | None] = {}
 
