@@ -50,10 +50,17 @@ def flat_settings(config: dict) -> dict[str, str]:
 
 def setting_differences(configs: dict[str, dict]) -> pd.DataFrame:
     """configs: run → its merged config. One row per (run, key) for every key whose value is not the same in all
-    runs, keys in the first run's order: columns run, key, value."""
+    runs, keys in the first run's order: columns run, key, value. An empty mapping (`{}`) that another run fills
+    is no row of its own: the filled run's keys below it are the difference."""
     flat = {run: flat_settings(config) for run, config in configs.items()}
     keys = list(dict.fromkeys(key for values in flat.values() for key in values))
-    differing = [key for key in keys if len({values.get(key, MISSING) for values in flat.values()}) > 1]
+
+    def filled_elsewhere(key):
+        values = {values.get(key, MISSING) for values in flat.values()}
+        return values <= {"{}", MISSING} and any(other.startswith(f"{key}.") for other in keys)
+
+    differing = [key for key in keys
+                 if len({values.get(key, MISSING) for values in flat.values()}) > 1 and not filled_elsewhere(key)]
     return pd.DataFrame([{"run": run, "key": key, "value": flat[run].get(key, MISSING)} for key in differing for run in flat],
                         columns=["run", "key", "value"])
 
@@ -107,9 +114,10 @@ def _side_by_side(rows: pd.DataFrame, index: list[str], column: str, runs: list[
     return rows.pivot_table(index=index, columns="run", values=column, aggfunc="first", sort=False).reindex(columns=runs)
 
 
-def _differs(frame: pd.DataFrame) -> pd.Series:
-    """Rows whose cells are not all equal (a run without the row counts as a difference)."""
-    return frame.apply(lambda row: row.isna().any() or row.nunique(dropna=True) > 1, axis=1)
+def _differs(frame: pd.DataFrame, number: bool) -> pd.Series:
+    """Rows whose cells, as the table shows them (`_cell`: a number to 4 significant digits), are not all equal, so
+    that 1.0000000000000002 and 1.0 are equal; a run without the row counts as a difference."""
+    return frame.apply(lambda row: row.isna().any() or len({_cell(value, number) for value in row}) > 1, axis=1)
 
 
 def _cell(value, number: bool) -> str:
@@ -129,7 +137,7 @@ def _table(frame: pd.DataFrame, index_names: list[str], runs: list[str], number:
 
 def _folded(frame: pd.DataFrame, index_names: list[str], runs: list[str], number: bool, what: str) -> list[str]:
     """The rows that differ in a table, then the equal ones folded away (an HTML <details> block)."""
-    changed = _differs(frame) if len(frame) else pd.Series(dtype=bool)
+    changed = _differs(frame, number) if len(frame) else pd.Series(dtype=bool)
     lines = [f"{int(changed.sum())} of {len(frame)} {what} differ between the runs.", ""]
     if changed.any():
         lines += _table(frame[changed], index_names, runs, number) + [""]

@@ -47,3 +47,24 @@ def test_the_settings_that_differ_lead_key_by_key_and_how_jobs_ran_is_left_out()
     assert text.index("## Settings that differ") < text.index("## Leaderboards")
     assert "| cases.sphere.corruption.sigma_z_sq | 0.1 | 0.2 |" in text and "| training.seeds | [0, 1] | [0, 1, 2] |" in text
     assert "0 of 3 leaderboard rows differ between the runs." in text and "comparison.ledgers: true" in text
+
+
+def test_numbers_equal_as_the_table_shows_them_are_no_difference():
+    mine = board(1.0)
+    mine.loc[2, "ratio_to_bayes"] = 1.0000000000000002  # gmm | oracle: a rounding apart, shown as 1 in both runs
+    mine.loc[0, "ratio_to_bayes"] = 1.001  # linear | oracle: shown as 1.001, a difference
+    text = markdown(comparison_table({"paper": board(1.0), "mine": mine}, []))
+    assert "1 of 3 leaderboard rows differ between the runs." in text
+    differ, folded = text.split("<details><summary>The 2 leaderboard rows")
+    assert "| linear | oracle | 1 | 1.001 |" in differ and "| gmm | oracle | 1 | 1 |" in folded
+
+
+def test_an_empty_mapping_another_run_fills_is_no_setting_of_its_own():
+    paper = {"leaderboard": {"extra_runs": {}, "cases": ["linear"]}}
+    mine = {"leaderboard": {"extra_runs": {"gmm_all_tokens": ["stacked"]}, "cases": ["linear"]}}
+    settings = comparison_table({"paper": board(1.0), "mine": board(1.0)}, [], {"paper": paper, "mine": mine})
+    settings = settings[settings["kind"] == "setting"]
+    assert settings[["run", "key", "value"]].values.tolist() == [["paper", "leaderboard.extra_runs.gmm_all_tokens", "–"],
+                                                                 ["mine", "leaderboard.extra_runs.gmm_all_tokens", "[stacked]"]]
+    unfilled = comparison_table({"paper": board(1.0)}, [], {"paper": paper, "mine": {"leaderboard": {"cases": ["linear"]}}})
+    assert unfilled[unfilled["kind"] == "setting"]["value"].tolist() == ["{}", "–"]  # no run fills it: a difference
