@@ -1,6 +1,10 @@
 """Experiments beside the papers, by real Snakemake runs: named runs side by side in one checkout, the sweeps
 declared in the smoke config, and the comparison of two runs (conftest.experiments_run)."""
 
+import re
+import shlex
+import subprocess
+
 import pandas as pd
 import pytest
 import yaml
@@ -146,14 +150,22 @@ def test_the_comparison_leads_with_the_settings_that_differ(experiments_run):
     assert "| dataset.seed | 0 | 7 |" in text  # smoke_seed7's one change (conftest.SECOND_RUN)
 
 
-def test_a_comparison_with_a_run_never_built_says_no_config_names_it(experiments_run):
-    workdir = experiments_run["workdir"]
+def test_a_comparison_with_a_run_never_built_is_refused_without_a_traceback_with_a_command_that_runs(repo, tmp_path):
+    """Refused while Snakemake plans the jobs, before any runs: the message alone, and the command it suggests runs
+    as written (here as a dry run) from the working directory, whether or not snakemake is on PATH."""
+    workdir = copy_workflow(repo, tmp_path / "workflow")
     (workdir / "unbuilt.yaml").write_text("comparison: {runs: [never_built]}\n")
     result = snakemake(workdir, "-n", "comparison", configfile=["config/smoke.yaml", "unbuilt.yaml"])
-    assert result.returncode != 0
-    output = result.stdout + result.stderr  # Snakemake prints an input function's error to stdout
+    output = result.stdout + result.stderr
+    assert result.returncode == 1 and "Traceback" not in output and "InputFunctionException" not in output, output[-3000:]
     assert ("comparison.runs: run 'never_built' has no runs/never_built/figures/leaderboard.parquet; no saved "
             "runs/never_built/results/config.yaml and no file in config/ names it (run: {name: never_built}): check the name") in output
+    (workdir / "config" / "never_built.yaml").write_text("run: {name: never_built}\n")
+    result = snakemake(workdir, "-n", "comparison", configfile=["config/smoke.yaml", "unbuilt.yaml"])
+    command = re.search(r"build it first: (.*--configfile config/never_built.yaml)$", result.stdout + result.stderr, re.MULTILINE)
+    assert result.returncode == 1 and command, result.stdout[-3000:]
+    suggested = subprocess.run([*shlex.split(command[1]), "-n"], cwd=workdir, capture_output=True, text=True, timeout=600)
+    assert suggested.returncode == 0 and "build_leaderboard" in suggested.stdout, suggested.stderr[-3000:]
 
 
 def test_a_sweep_point_with_invalid_settings_stops_before_any_job(repo, tmp_path):

@@ -9,6 +9,12 @@ COMPARED_RUNS = list(dict.fromkeys([RUN_NAME, *config["comparison"]["runs"]]))
 COMPARED_LEDGERS = LEDGER_TABLES if config["comparison"]["ledgers"] else {}
 
 
+def compared(wildcards):
+    """compared_tables of this run; a compared run not built yet ends Snakemake with the message alone."""
+    with config_errors_end_the_run():
+        return compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)
+
+
 job_rule(
     "compare_runs",
     "This run beside the runs its config names: their config differences, then their leaderboards and (with "
@@ -16,14 +22,11 @@ job_rule(
     "../scripts/compare_runs.py",
     dict(table="<figures>/comparison.parquet", text="<figures>/comparison.md"),
     input=lambda wildcards: dict(
-        tables=[path for _, _, path in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)],
+        tables=[path for _, _, path in compared(wildcards)],
         configs=[in_run("<results>/config.yaml", run, BASE_RUN) for run in COMPARED_RUNS if run != RUN_NAME],
     ),
     params=dict(
-        tables=lambda wildcards: [
-            dict(run=run, study=study)
-            for run, study, _ in compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)
-        ],
+        tables=lambda wildcards: [dict(run=run, study=study) for run, study, _ in compared(wildcards)],
         runs=[run for run in COMPARED_RUNS if run != RUN_NAME],
     ),
     local=True,

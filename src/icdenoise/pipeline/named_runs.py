@@ -14,9 +14,15 @@ cache instead. docs/experiments.md has the details.
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import sys
 from pathlib import Path
 
 import yaml
+
+from icdenoise.pipeline.config import ConfigError
 
 RUNS_FOLDER = "runs"
 FOLDERS = ("results", "figures", "logs", "benchmarks")  # the path variables of every run
@@ -58,14 +64,14 @@ def in_run(path: str, run: str, base_name: str) -> str:
 def compared_tables(runs: list[str], current: str, base_name: str, ledgers: dict[str, str]) -> list[tuple[str, str, str]]:
     """(run, study, path) of every leaderboard (study "") and ledger (`ledgers`: study → its table's path, with path
     variables) that `snakemake comparison` stacks: all of the current run's (paths left as patterns its rules
-    build), and those each other run has built. Another run without a leaderboard is a ValueError that says how
+    build), and those each other run has built. Another run without a leaderboard is a ConfigError that says how
     to build it."""
     tables = []
     for run in runs:
         place = (lambda path: path) if run == current else (lambda path, run=run: in_run(path, run, base_name))
         board = place("<figures>/leaderboard.parquet")
         if run != current and not Path(board).is_file():
-            raise ValueError(f"comparison.runs: run {run!r} has no {board}; {how_to_build(run, place('<results>/config.yaml'))}")
+            raise ConfigError(f"comparison.runs: run {run!r} has no {board}; {how_to_build(run, place('<results>/config.yaml'))}")
         tables.append((run, "", board))
         tables += [(run, study, place(ledger)) for study, ledger in ledgers.items()
                    if run == current or Path(place(ledger)).is_file()]
@@ -79,10 +85,33 @@ def how_to_build(run: str, saved: str, folder: Path = Path("config")) -> str:
         files = [Path(saved)]
     else:
         files = sorted(path for path in folder.glob("*.yaml") if named_run(path) == run)
+    snakemake = snakemake_command()
     if not files:
         return (f"no saved {saved} and no file in {folder}/ names it (run: {{name: {run}}}): check the name, or write its "
-                f"config and build it with snakemake --cores 2 leaderboard --configfile <that file>")
-    return "build it first: " + " or ".join(f"snakemake --cores 2 leaderboard --configfile {path}" for path in files)
+                f"config and build it with {snakemake} --cores 2 leaderboard --configfile <that file>")
+    return "build it first: " + " or ".join(f"{snakemake} --cores 2 leaderboard --configfile {path}" for path in files)
+
+
+def snakemake_command() -> str:
+    """The snakemake to name in a command to run: the one running, else the one beside this Python (a virtual
+    environment's bin/), as `typed`; else the README's `.venv/bin/snakemake`."""
+    running = Path(sys.argv[0]) if sys.argv and Path(sys.argv[0]).name == "snakemake" else None
+    for path in (running, Path(sys.executable).parent / "snakemake"):
+        if path is not None and path.is_file():
+            return typed(path)
+    return "snakemake" if shutil.which("snakemake") else ".venv/bin/snakemake"
+
+
+def typed(program: Path) -> str:
+    """How to type `program` at the working directory's prompt: its bare name when PATH finds that very file (no
+    link followed: a virtual environment's python links to one that lacks its packages), else its path, relative
+    when under the working directory."""
+    program = Path(os.path.abspath(program))
+    found = shutil.which(program.name)
+    if found is not None and Path(os.path.abspath(found)) == program:
+        return program.name
+    shown = os.path.relpath(program) if program.is_relative_to(Path.cwd()) else str(program)
+    return shlex.quote(shown if os.sep in shown else f".{os.sep}{shown}")
 
 
 def saved_config_path(root: str) -> Path:

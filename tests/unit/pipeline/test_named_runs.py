@@ -1,6 +1,8 @@
 """Named runs: the base config's run writes at the top, any other under runs/<name>/; the root a script reads
 follows the config files as Snakemake merges them; a changed config that keeps the base's name is named."""
 
+import sys
+
 import pytest
 import yaml
 
@@ -13,6 +15,8 @@ from icdenoise.pipeline.named_runs import (
     run_root,
     save_config,
     saved_config_path,
+    snakemake_command,
+    typed,
     unnamed_changes,
 )
 
@@ -68,18 +72,18 @@ def test_a_compared_run_is_read_from_its_own_folder_and_an_unbuilt_one_is_refuse
     assert in_run("<figures>/claims.parquet", "other", "paper") == "runs/other/figures/claims.parquet"
     assert in_run("<figures>/claims.parquet", "paper", "paper") == "figures/claims.parquet"
     ledgers = {"core": "<figures>/claims.parquet", "extra": "<figures>/extra/claims.parquet"}
-    with pytest.raises(ValueError, match=r"run 'paper' has no figures/leaderboard.parquet; no saved results/config.yaml and no "
+    with pytest.raises(ConfigError, match=r"run 'paper' has no figures/leaderboard.parquet; no saved results/config.yaml and no "
                                          r"file in config/ names it \(run: \{name: paper\}\): check the name"):
         compared_tables(["mine", "paper"], "mine", "paper", ledgers)
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "base.yaml").write_text("run: {name: paper}\n")
     (tmp_path / "config" / "other.yaml").write_text("run: {name: other}\n")
-    with pytest.raises(ValueError, match=r"has no figures/leaderboard.parquet; build it first: snakemake --cores 2 leaderboard "
-                                         r"--configfile config/base.yaml$"):
+    with pytest.raises(ConfigError, match=rf"has no figures/leaderboard.parquet; build it first: {snakemake_command()} --cores 2 "
+                                          r"leaderboard --configfile config/base.yaml$"):
         compared_tables(["mine", "paper"], "mine", "paper", ledgers)
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "config.yaml").write_text("run: {name: paper}\n")
-    with pytest.raises(ValueError, match=r"build it first: snakemake --cores 2 leaderboard --configfile results/config.yaml$"):
+    with pytest.raises(ConfigError, match=r"build it first: .* --cores 2 leaderboard --configfile results/config.yaml$"):
         compared_tables(["mine", "paper"], "mine", "paper", ledgers)
     for path in ("figures/leaderboard.parquet", "figures/claims.parquet"):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
@@ -89,3 +93,44 @@ def test_a_compared_run_is_read_from_its_own_folder_and_an_unbuilt_one_is_refuse
         ("mine", "extra", "<figures>/extra/claims.parquet"),
         ("paper", "", "figures/leaderboard.parquet"), ("paper", "core", "figures/claims.parquet"),  # its extra ledger is not built
     ]
+
+
+def executable(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_a_suggested_command_names_the_snakemake_that_runs_as_it_can_be_typed_here(tmp_path, monkeypatch):
+    venv = tmp_path / "project" / ".venv" / "bin"
+    running = executable(venv / "snakemake")
+    monkeypatch.setattr(sys, "argv", [str(running), "--cores", "2"])
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    monkeypatch.chdir(tmp_path / "project")
+    assert snakemake_command() == ".venv/bin/snakemake"  # under the working directory: relative, as the README types it
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert snakemake_command() == str(running)
+    monkeypatch.setenv("PATH", str(venv))  # an activated environment
+    assert snakemake_command() == "snakemake"
+    monkeypatch.setattr(sys, "argv", ["-c"])  # not run by snakemake: the one beside this Python
+    monkeypatch.setattr(sys, "executable", str(executable(tmp_path / "other" / "bin" / "python")))
+    executable(tmp_path / "other" / "bin" / "snakemake")
+    assert snakemake_command() == str(tmp_path / "other" / "bin" / "snakemake")
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "bare" / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    assert snakemake_command() == ".venv/bin/snakemake"  # none found: the README's
+
+
+def test_a_program_found_on_path_only_through_a_link_is_typed_as_its_path(tmp_path, monkeypatch):
+    system = executable(tmp_path / "usr" / "bin" / "python")
+    venv_python = tmp_path / "venv" / "bin" / "python"
+    venv_python.parent.mkdir(parents=True)
+    venv_python.symlink_to(system)  # a virtual environment's python: PATH's python is the same file but lacks its packages
+    monkeypatch.setenv("PATH", str(system.parent))
+    monkeypatch.chdir(tmp_path)
+    assert typed(venv_python) == "venv/bin/python" and typed(system) == "python"
+    assert typed(executable(tmp_path / "tool")) == "./tool"
+    monkeypatch.chdir(tmp_path / "usr")
+    assert typed(venv_python) == str(venv_python)
