@@ -4,8 +4,9 @@ The study (docs/architecture.md, "A study") scores the noisy query itself, x̂ =
 compute rule writing Parquet, one figure, one claim with its registered tolerance (under query corruption
 E‖x̃ − x‖²/n = σ_z², so MSE/n over σ_z² is 1) and leaderboard rows on every case (score_rule). Without
 --outside it is a built-in study, src/icdenoise/studies/NAME; with it, the package PATH/NAME and the config file
-PATH/NAME.yaml that registers it (merged with --configfile, PATH on PYTHONPATH), its claims locked in
-PATH/NAME/claims.lock. It prints the next commands: register, lock, build.
+PATH/NAME.yaml that registers it (merged with --configfile, PATH on PYTHONPATH) and names its own run, NAME (its
+outputs under runs/NAME/), its claims locked in PATH/NAME/claims.lock. It prints the next commands, with this
+environment's python and snakemake: register, commit, lock, commit the lock alone, one more commit, build.
 """
 
 from __future__ import annotations
@@ -14,10 +15,14 @@ import argparse
 import importlib.util
 import keyword
 import re
+import shlex
 import sys
 from pathlib import Path
 
+from icdenoise.pipeline.named_runs import snakemake_command, typed
+
 STUDIES = Path(__file__).resolve().parent / "studies"  # the built-in studies' folder
+REPO = Path(__file__).resolve().parents[2]  # the checkout's root, where the printed commands run
 TAKEN = {"all", "leaderboard", "sweeps", "comparison", "report", "icdenoise", "studies"}  # names of shared target rules and packages
 
 
@@ -213,7 +218,7 @@ with its standard error; the dashed line is 1, the closed form.
 ''',
 }
 
-BLOCK = '''# Registers the {name} study ({where}){how}.
+BLOCK = '''# Registers the {name} study ({where}){how}.{run}
 studies:
   {name}: {package}
 
@@ -260,18 +265,37 @@ def scaffold(name: str, outside: Path | None = None, studies: Path = STUDIES) ->
         path = folder / relative.format(**values)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text.format(**values))
+    python = typed(Path(sys.executable), REPO)
+    snakemake = snakemake_command(REPO)
+    after_lock = ("commit --allow-empty -m 'after the lock'  # a ledger built at the lock commit itself is not registered: "
+                  "build at a later commit, with the checkout clean")
     if block is None:
-        text = BLOCK.format(where=f"src/icdenoise/studies/{name}", how="", **values).split("\n", 1)[1]
+        text = BLOCK.format(where=f"src/icdenoise/studies/{name}", how="", run="", **values).split("\n", 1)[1]
         return [f"register it: add to config/config.yaml, under `studies:` and as a block of its own:\n{text}",
-                "python scripts/config_table.py > config/README.md",
-                "python scripts/lock_claims.py  # then commit config/claims.lock on its own",
-                f"snakemake --cores 2 {name} leaderboard --configfile config/smoke.yaml"]
+                f"{python} scripts/config_table.py > config/README.md",
+                f"git add src/icdenoise/studies/{name} config && git commit -m 'the {name} study'",
+                f"{python} scripts/lock_claims.py && git add config/claims.lock && git commit -m 'the {name} claims'"
+                "  # the lock in a commit of its own",
+                f"git {after_lock}",
+                f"{snakemake} --cores 2 {name} leaderboard --configfile config/smoke.yaml"]
     block.write_text(BLOCK.format(where=f"{outside}/{name}", how=": merge it with --configfile, with this folder on PYTHONPATH",
+                                  run=f"\n# Its run is its own, {name}: its outputs go under runs/{name}/.\nrun:\n  name: {name}\n",
                                   **values))
-    return [f"registered by {block} (merged with --configfile; {outside} on PYTHONPATH)",
-            f"PYTHONPATH={outside} python scripts/lock_claims.py --configfile {block}  # writes {folder}/claims.lock: "
-            "commit it on its own, in the git repository that holds the study",
-            f"PYTHONPATH={outside} snakemake --cores 2 {name} leaderboard --configfile config/smoke.yaml {block}"]
+    configs = f"config/smoke.yaml {shlex.quote(str(block))}"
+    git = f"git -C {shlex.quote(str(outside))}"
+    lock = shlex.quote(f"{name}/claims.lock")
+    return [f"registered by {block} (merged with --configfile; {outside} on PYTHONPATH), as the run {name} (runs/{name}/)",
+            *([] if in_git_repository(outside) else [f"{git} init  # the study's claims are registered in a git repository"]),
+            f"{git} add {shlex.quote(name)} {shlex.quote(block.name)} && {git} commit -m 'the {name} study'",
+            f"PYTHONPATH={shlex.quote(str(outside))} {python} scripts/lock_claims.py --configfile {configs}  # writes {folder / 'claims.lock'}",
+            f"{git} add {lock} && {git} commit -m 'the {name} claims'  # the lock in a commit of its own",
+            f"{git} {after_lock}",
+            f"PYTHONPATH={shlex.quote(str(outside))} {snakemake} --cores 2 {name} leaderboard --configfile {configs}"]
+
+
+def in_git_repository(folder: Path) -> bool:
+    """Whether `folder` or a folder above it holds a `.git` (a repository's, or a worktree's file)."""
+    return any((parent / ".git").exists() for parent in (folder, *folder.parents))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,21 +28,25 @@ def test_a_scaffolded_outside_study_builds_its_figure_ledger_and_leaderboard_row
     made = subprocess.run([sys.executable, "-m", "icdenoise.scaffold", "toy", "--outside", str(outside)], capture_output=True,
                           text=True, env=with_path(repo / "src"))
     assert made.returncode == 0, made.stderr
-    assert f"--configfile {outside / 'toy.yaml'}" in made.stdout and "lock_claims.py --configfile" in made.stdout
+    assert f"--configfile config/smoke.yaml {outside / 'toy.yaml'}" in made.stdout and "lock_claims.py --configfile" in made.stdout
     again = subprocess.run([sys.executable, "-m", "icdenoise.scaffold", "toy", "--outside", str(outside)], capture_output=True,
                            text=True, env=with_path(repo / "src"))
     assert again.returncode == 2 and "already exists: choose another name" in again.stderr
     workdir = tmp_path / "workflow"
     shutil.copytree(smoke_run, workdir, symlinks=True)
+    smoke_board = (workdir / SMOKE / "figures/leaderboard.parquet").read_bytes()
     built = subprocess.run([SNAKEMAKE, "--cores", "2", "toy", "leaderboard", "--configfile", "config/smoke.yaml",
                             str(outside / "toy.yaml")], cwd=workdir, capture_output=True, text=True, timeout=900,
                            env=with_path(repo / "src", outside))
     assert built.returncode == 0, built.stderr[-4000:]
-    assert (workdir / SMOKE / "figures/toy/noisy_query.pdf").read_bytes().startswith(b"%PDF")
-    ledger = pd.read_parquet(workdir / SMOKE / "figures/toy/claims.parquet")
+    run = workdir / "runs" / "toy"  # the study's own run: the smoke run's leaderboard is left as it was
+    assert (workdir / SMOKE / "figures/leaderboard.parquet").read_bytes() == smoke_board
+    assert not (workdir / SMOKE / "figures/toy").exists()
+    assert (run / "figures/toy/noisy_query.pdf").read_bytes().startswith(b"%PDF")
+    ledger = pd.read_parquet(run / "figures/toy/claims.parquet")
     assert list(ledger["claim"]) == ["noisy_query_mse_is_noise_variance"] and (ledger["verdict"] == "PASS").all()
     assert not ledger["registered"].any() and f"no {outside / 'toy' / 'claims.lock'}" in ledger["registration"].iloc[0]
-    board = pd.read_parquet(workdir / SMOKE / "figures/leaderboard.parquet").set_index(["case", "estimator"])
+    board = pd.read_parquet(run / "figures/leaderboard.parquet").set_index(["case", "estimator"])
     for case in ("linear", "sphere"):
         assert board.loc[(case, "toy_noisy_query"), "mse"] > board.loc[(case, "oracle"), "mse"]
 

@@ -1,10 +1,14 @@
 """The scaffold (python -m icdenoise.scaffold): what it writes for a built-in and an outside study, and the names
 and folders it refuses, each with how to fix it."""
 
+import sys
+from pathlib import Path
+
 import pytest
 import yaml
 
-from icdenoise.scaffold import FILES, ScaffoldError, scaffold
+from icdenoise.pipeline.named_runs import snakemake_command, typed
+from icdenoise.scaffold import FILES, REPO, ScaffoldError, scaffold
 
 
 def test_it_writes_every_file_of_a_built_in_study_and_the_steps_to_register_it(tmp_path):
@@ -13,7 +17,15 @@ def test_it_writes_every_file_of_a_built_in_study_and_the_steps_to_register_it(t
     assert written == {name.format(name="toy") for name in FILES}
     assert "icdenoise.studies.toy.noisy_query:leaderboard_denoisers" in (tmp_path / "toy" / "workflow" / "rules.smk").read_text()
     assert "config/config.yaml" in steps[0] and "toy: icdenoise.studies.toy" in steps[0]
-    assert steps[-1].startswith("snakemake --cores 2 toy leaderboard")
+    python = typed(Path(sys.executable), REPO)  # this environment's, as typed at the repository's root
+    assert steps[1:] == [
+        f"{python} scripts/config_table.py > config/README.md",
+        "git add src/icdenoise/studies/toy config && git commit -m 'the toy study'",
+        f"{python} scripts/lock_claims.py && git add config/claims.lock && git commit -m 'the toy claims'  # the lock in a commit "
+        "of its own",
+        "git commit --allow-empty -m 'after the lock'  # a ledger built at the lock commit itself is not registered: build at a "
+        "later commit, with the checkout clean",
+        f"{snakemake_command(REPO)} --cores 2 toy leaderboard --configfile config/smoke.yaml"]
 
 
 def test_an_outside_study_comes_with_the_config_file_that_registers_it(tmp_path):
@@ -22,7 +34,20 @@ def test_an_outside_study_comes_with_the_config_file_that_registers_it(tmp_path)
     assert block["studies"] == {"toy": "toy"} and block["toy"]["cases"] == ["linear", "sphere"]
     assert "tolerance_reason" in block["toy"]["claims"]["noisy_query_mse_is_noise_variance"]
     assert "from toy.noisy_query import" in (tmp_path / "toy" / "workflow" / "scripts" / "compute_toy.py").read_text()
-    assert any(f"lock_claims.py --configfile {tmp_path / 'toy.yaml'}" in step for step in steps)
+    assert block["run"] == {"name": "toy"}  # its own run, runs/toy/: the smoke run's leaderboard and ledgers stay as built
+    git, configs = f"git -C {tmp_path}", f"config/smoke.yaml {tmp_path / 'toy.yaml'}"
+    assert steps[1:] == [
+        f"{git} init  # the study's claims are registered in a git repository",
+        f"{git} add toy toy.yaml && {git} commit -m 'the toy study'",
+        f"PYTHONPATH={tmp_path} {typed(Path(sys.executable), REPO)} scripts/lock_claims.py --configfile {configs}  # writes "
+        f"{tmp_path / 'toy' / 'claims.lock'}",
+        f"{git} add toy/claims.lock && {git} commit -m 'the toy claims'  # the lock in a commit of its own",
+        f"{git} commit --allow-empty -m 'after the lock'  # a ledger built at the lock commit itself is not registered: build at "
+        "a later commit, with the checkout clean",
+        f"PYTHONPATH={tmp_path} {snakemake_command(REPO)} --cores 2 toy leaderboard --configfile {configs}"]
+    (tmp_path / "repository" / ".git").mkdir(parents=True)  # as `git init` makes it
+    in_a_repository = scaffold("toy", outside=tmp_path / "repository" / "studies")
+    assert not any(" init " in step for step in in_a_repository) and len(in_a_repository) == len(steps) - 1
 
 
 @pytest.mark.parametrize("name, message", [

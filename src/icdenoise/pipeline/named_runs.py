@@ -92,25 +92,26 @@ def how_to_build(run: str, saved: str, folder: Path = Path("config")) -> str:
     return "build it first: " + " or ".join(f"{snakemake} --cores 2 leaderboard --configfile {path}" for path in files)
 
 
-def snakemake_command() -> str:
-    """The snakemake to name in a command to run: the one running, else the one beside this Python (a virtual
-    environment's bin/), as `typed`; else the README's `.venv/bin/snakemake`."""
+def snakemake_command(at: Path | None = None) -> str:
+    """The snakemake to name in a command to run in folder `at` (default: the working directory): the one running,
+    else the one beside this Python (a virtual environment's bin/), as `typed`; else the README's
+    `.venv/bin/snakemake`."""
     running = Path(sys.argv[0]) if sys.argv and Path(sys.argv[0]).name == "snakemake" else None
     for path in (running, Path(sys.executable).parent / "snakemake"):
         if path is not None and path.is_file():
-            return typed(path)
+            return typed(path, at)
     return "snakemake" if shutil.which("snakemake") else ".venv/bin/snakemake"
 
 
-def typed(program: Path) -> str:
-    """How to type `program` at the working directory's prompt: its bare name when PATH finds that very file (no
-    link followed: a virtual environment's python links to one that lacks its packages), else its path, relative
-    when under the working directory."""
-    program = Path(os.path.abspath(program))
+def typed(program: Path, at: Path | None = None) -> str:
+    """How to type `program` at a prompt in folder `at` (default: the working directory): its bare name when PATH
+    finds that very file (no link followed: a virtual environment's python links to one that lacks its packages),
+    else its path, relative when under `at`."""
+    program, at = Path(os.path.abspath(program)), Path(os.path.abspath(at or Path.cwd()))
     found = shutil.which(program.name)
     if found is not None and Path(os.path.abspath(found)) == program:
         return program.name
-    shown = os.path.relpath(program) if program.is_relative_to(Path.cwd()) else str(program)
+    shown = os.path.relpath(program, at) if program.is_relative_to(at) else str(program)
     return shlex.quote(shown if os.sep in shown else f".{os.sep}{shown}")
 
 
