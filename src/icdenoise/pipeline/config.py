@@ -144,20 +144,46 @@ SUGGESTION_CUTOFF = 0.7
 
 
 def nearest(name, allowed) -> str | None:
-    """The allowed name closest to `name` (a misspelling of it), or None when none is close."""
-    matches = difflib.get_close_matches(str(name), [str(option) for option in allowed], n=1, cutoff=SUGGESTION_CUTOFF)
-    return matches[0] if matches else None
+    """The allowed name closest to `name` (a misspelling of it), or None when none is close. A dotted name is also
+    compared by its last part, so that `sigma_z_sqq` finds `corruption.sigma_z_sq` (a key a level too high)."""
+    name, allowed = str(name), [str(option) for option in allowed]
+
+    def alike(option):
+        last, option_last = name.rsplit(".", 1)[-1], option.rsplit(".", 1)[-1]
+        return max(difflib.SequenceMatcher(None, name, option).ratio(), difflib.SequenceMatcher(None, last, option_last).ratio())
+
+    best = max(allowed, key=alike, default=None)
+    return best if best is not None and alike(best) >= SUGGESTION_CUTOFF else None
+
+
+def dotted_keys(block, prefix: str = "") -> list[str]:
+    """Every key of a nested mapping, dotted (`corruption`, `corruption.sigma_z_sq`), in its order."""
+    if not isinstance(block, dict):
+        return []
+    return [key for name, value in block.items() for key in (f"{prefix}{name}", *dotted_keys(value, f"{prefix}{name}."))]
+
+
+def _schema_keys(schema: dict, defs: dict, prefix: str = "", seen: frozenset = frozenset()) -> list[str]:
+    """The keys an object's schema allows, with those of the objects inside it, dotted (`corruption.sigma_z_sq`)."""
+    keys = []
+    for name, node in resolve_ref(schema, defs).get("properties", {}).items():
+        keys.append(f"{prefix}{name}")
+        reference = node.get("$ref") if isinstance(node, dict) else None
+        if isinstance(node, dict) and reference not in seen:
+            keys += _schema_keys(node, defs, f"{prefix}{name}.", seen | {reference})
+    return keys
 
 
 def _unknown_names(error: jsonschema.ValidationError, defs: dict) -> tuple[list[str], list[str]]:
     """The names an error refuses and the names allowed in their place: the unknown keys of an object
-    (additionalProperties, unevaluatedProperties), a key outside its enum (propertyNames: a study's claim
-    ids) or a value outside its enum; ([], []) for any other error."""
+    (additionalProperties, unevaluatedProperties; in their place also the keys of the objects inside it,
+    dotted), a key outside its enum (propertyNames: a study's claim ids) or a value outside its enum; ([], [])
+    for any other error."""
     if error.schema is False or not isinstance(error.schema, dict):
         return [], []
     if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
         allowed = list(resolve_ref(error.schema, defs).get("properties", {}))
-        return [str(key) for key in error.instance if key not in allowed], allowed
+        return [str(key) for key in error.instance if key not in allowed], _schema_keys(error.schema, defs)
     if error.validator == "enum" and isinstance(error.instance, str):
         return [error.instance], list(error.schema["enum"])
     return [], []

@@ -59,6 +59,12 @@ def _set(block: dict, path: list[str], value) -> None:
     node[path[-1]] = value
 
 
+def _leaves(block: dict, prefix: str = "") -> list[str]:
+    """The keys of a block's settings, dotted down to each value (`corruption.sigma_z_sq`)."""
+    return [leaf for name, value in block.items()
+            for leaf in (_leaves(value, f"{prefix}{name}.") if isinstance(value, dict) and value else [f"{prefix}{name}"])]
+
+
 def _has(block, path: list[str]) -> bool:
     node = block
     for part in path:
@@ -101,6 +107,14 @@ def sweep_points(config: dict) -> dict[str, Point]:
 def key_problems(config: dict) -> list[str]:
     """Every sweep key names an existing setting: of each base case, of each swept model, of the training or
     dataset block (training.epochs: the base case's number, set per point)."""
+    from icdenoise.pipeline.config import dotted_keys, nearest  # config imports this module
+
+    def no_key(what: str, settings: dict, block: str, path: list[str], listed: list[str]) -> str:
+        """`what` has no key `path`, with the nearest of its keys (dotted) and the keys `listed`."""
+        match = nearest(".".join(path), dotted_keys(settings))
+        return (f"{what} has no key {'.'.join(path)}" + (f"; did you mean {block}.{match}?" if match else "")
+                + f" (its keys: {', '.join(listed)})")
+
     problems = []
     for sweep, spec in config.get("sweeps", {}).items():
         for key in spec["grid"]:
@@ -108,16 +122,15 @@ def key_problems(config: dict) -> list[str]:
             where = f"sweeps.{sweep}.grid.{key}"
             if block not in BLOCKS or not path:
                 problems.append(f"{where}: unknown key (allowed: {', '.join(f'{b}.<key>' for b in BLOCKS)})")
-            elif block == "case":
-                problems += [f"{where}: case {base!r} has no key {'.'.join(path)} (its keys: {', '.join(config['cases'][base])})"
-                             for base in spec["cases"] if base in config["cases"] and not _has(config["cases"][base], path)]
-            elif block == "model":
-                problems += [f"{where}: model {model!r} has no key {'.'.join(path)} (its keys: {', '.join(config['models'][model])})"
-                             for model in spec["models"] if model in config["models"] and not _has(config["models"][model], path)]
+            elif block in ("case", "model"):
+                blocks = config["cases"] if block == "case" else config["models"]
+                problems += [f"{where}: " + no_key(f"{block} {name!r}", blocks[name], block, path, _leaves(blocks[name]))
+                             for name in spec["cases" if block == "case" else "models"]
+                             if name in blocks and not _has(blocks[name], path)]
             elif path == ["seeds"]:
                 problems.append(f"{where}: the training seeds of a sweep are its `seeds` (allowed: any other training key)")
             elif not _has(config[block], path):
-                problems.append(f"{where}: the {block} block has no key {'.'.join(path)} (its keys: {', '.join(config[block])})")
+                problems.append(f"{where}: " + no_key(f"the {block} block", config[block], block, path, list(config[block])))
         for model in spec["models"]:
             if model not in config["models"]:
                 problems.append(f"sweeps.{sweep}.models: {model!r} is not configured under models (configured: {', '.join(config['models'])})")

@@ -326,6 +326,8 @@ MISSPELT = [
     (lambda c: c["onelayer"]["claims"].update(fig4a_power_lw={}), "onelayer.claims: 'fig4a_power_lw' is not an allowed key; "
      "did you mean fig4a_power_law? (allowed keys: fig3_linear_alpha_beta, "),
     (lambda c: (c["training"].update(epocks=3), c["training"].update(lrr=0.1)), "did you mean epochs (for epocks) and lr (for lrr)?"),
+    (lambda c: c["cases"]["gmm"].update(sigma_z_sqq=0.1), "cases.gmm: Additional properties are not allowed ('sigma_z_sqq' was "
+     "unexpected); did you mean corruption.sigma_z_sq? (allowed keys: K, L, corruption,"),  # a nested key, not sigma0_sq
 ]
 
 

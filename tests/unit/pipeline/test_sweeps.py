@@ -46,9 +46,17 @@ def test_a_model_key_is_set_in_each_swept_models_block(config):
 
 
 @pytest.mark.parametrize("grid, message", [
-    ({"case.sigma": [1]}, "sweeps.s.grid.case.sigma: case 'sphere' has no key sigma (its keys: task, n, d, radius, corruption, L)"),
+    ({"case.sigma": [1]}, "sweeps.s.grid.case.sigma: case 'sphere' has no key sigma (its keys: task, n, d, radius, corruption.kind, "
+                          "corruption.sigma_z_sq, L)"),
+    ({"case.corruption.sigma_z_sqq": [1]}, "sweeps.s.grid.case.corruption.sigma_z_sqq: case 'sphere' has no key "
+                                           "corruption.sigma_z_sqq; did you mean case.corruption.sigma_z_sq? (its keys: task,"),
+    ({"case.sigma_z_sq": [1]}, "sweeps.s.grid.case.sigma_z_sq: case 'sphere' has no key sigma_z_sq; did you mean "
+                               "case.corruption.sigma_z_sq?"),
+    ({"model.architecure": [1]}, "sweeps.s.grid.model.architecure: model 'softmax' has no key architecure; did you mean "
+                                 "model.architecture? (its keys: architecture)"),
     ({"model.layers": [1]}, "sweeps.s.grid.model.layers: model 'softmax' has no key layers (its keys: architecture)"),
-    ({"training.momentum": [1]}, "sweeps.s.grid.training.momentum: the training block has no key momentum"),
+    ({"training.momentum": [1]}, "sweeps.s.grid.training.momentum: the training block has no key momentum (its keys: "),
+    ({"training.lrr": [1]}, "sweeps.s.grid.training.lrr: the training block has no key lrr; did you mean training.lr?"),
     ({"training.seeds": [[1]]}, "sweeps.s.grid.training.seeds: the training seeds of a sweep are its `seeds`"),
     ({"optimizer.lr": [1]}, "sweeps.s.grid.optimizer.lr: unknown key (allowed: case.<key>, model.<key>, training.<key>, dataset.<key>)"),
 ])
@@ -78,6 +86,7 @@ def test_an_invalid_point_is_refused_naming_the_sweep_and_point(config, repo):
 # the schema refuses (the checks of every point, which run once the rest is valid).
 BAD_SWEEPS = [
     ({"case.sigma": [0.1]}, "sweeps.bad.grid.case.sigma: case 'sphere' has no key sigma"),
+    ({"case.corruption.sigma_z_sqq": [0.1]}, "case 'sphere' has no key corruption.sigma_z_sqq; did you mean case.corruption.sigma_z_sq?"),
     ({"optimizer.lr": [0.1]}, "sweeps.bad.grid.optimizer.lr: unknown key (allowed: case.<key>"),
     ({"training.lr": []}, "sweeps.bad.grid.training.lr: [] should be non-empty"),
     ({"case.n": [0, 4]}, "sweeps.bad at case.n = 0 (case sphere.bad0): cases.sphere.n: 0 is less than the minimum of 1"),
