@@ -115,7 +115,7 @@ def main() -> int:
         return 1 if changed else 0
     for path, digests in locks.items():
         path.write_text(lock_text(digests))
-        print(f"wrote {shown(path)}: {len(digests)} claims")
+        print(f"wrote {shown(path)}: {len(digests)} claim{'' if len(digests) == 1 else 's'}")
     return 0
 
 

@@ -74,7 +74,7 @@ def headline(table: pd.DataFrame) -> str:
     superseded, repeated = _flag(table, "superseded_by"), twinned(table)
     unjudged = table["verdict"].eq("MEASURED") & ~superseded
     source = source_claims(table)
-    parts = [f"{int(source.sum())} claims of the source."]
+    parts = [f"{int(source.sum())} claim{'' if source.sum() == 1 else 's'} of the source."]
     for rows, label in ((source & registered & ~exploratory, "Registered, confirmatory"),
                         (source & registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
                         (source & ~registered, "Not registered (not citable)")):

@@ -171,7 +171,7 @@ def test_a_self_check_and_an_implied_claim_are_not_counted_as_reproductions():
                      {"fig3_linear_alpha_beta": registered})
               for extra in ({}, {"self_check": "our closed form against its Monte Carlo"}, {"implied_by": "another_claim"})]
     text = markdown(pd.concat(tables, ignore_index=True), "a study", "snakemake x", SOURCES)
-    assert ("1 claims of the source. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Self-checks of our own code, "
+    assert ("1 claim of the source. Registered, confirmatory: 1 pass, 0 fail, 0 inconclusive. Self-checks of our own code, "
             "not reproductions: 1 pass, 0 fail, 0 inconclusive. Implied by another claim and counted there: 1.") in text
     assert "- **Reproduced** (1):" in text and "- **Self-checks of our own code (not reproductions)** (1):" in text
     assert "(implied by `another_claim`, counted there)" in text
@@ -199,7 +199,7 @@ def test_a_twin_of_a_superseded_reading_repeats_the_claim_that_supersedes_it():
                            ("clusters_over_seeds", "INCONCLUSIVE", "as clusters", ""),
                            ("clusters_confirmatory", "INCONCLUSIVE", "", "")])
     assert twinned(table).tolist() == [False, True, False]
-    assert headline(table).startswith("1 claims of the source. Registered, confirmatory: 0 pass, 0 fail, 1 inconclusive.")
+    assert headline(table).startswith("1 claim of the source. Registered, confirmatory: 0 pass, 0 fail, 1 inconclusive.")
 
 
 def test_a_twin_without_its_original_counts_alone():
@@ -241,7 +241,7 @@ def test_a_claim_with_no_number_to_test_is_measured_with_no_verdict_and_counted_
     assert tested.loc[0, "verdict"] == "FAIL" and measured_only.loc[0, "verdict"] == "MEASURED"
     assert measured_only.loc[0, "ours_mean"] == pytest.approx(0.301) and np.isnan(measured_only.loc[0, "paper_value"])
     text = markdown(pd.concat([tested, measured_only], ignore_index=True), "a study", "snakemake x", SOURCES)
-    assert ("1 claims of the source. Registered, confirmatory: 0 pass, 1 fail, 0 inconclusive. Measured with no verdict (the source "
+    assert ("1 claim of the source. Registered, confirmatory: 0 pass, 1 fail, 0 inconclusive. Measured with no verdict (the source "
             "gives no number to test): 1.") in text
     assert f"`fig3_linear_alpha_beta`: ours 0.301; {why}" in text
 
