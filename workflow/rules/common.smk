@@ -63,7 +63,8 @@ for study in STUDIES.values():
 # are written while the rules are read, and only then.
 REPORTING = any(argument == "--report" or argument.startswith("--report=") for argument in sys.argv)
 
-# `snakemake --cache` keeps the shared stages' tables in Snakemake's between-workflow cache, named by a hash of
+# `snakemake --cache` keeps the tables of the rules defined with cache=True (helpers.smk: the shared stages and
+# the studies' compute rules) in Snakemake's between-workflow cache, named by a hash of
 # each job's script, params, code files and upstream jobs, and links a run's table to an equal job's instead
 # of running it (docs/experiments.md). Its folder: $SNAKEMAKE_OUTPUT_CACHE, by default this one (absolute, as
 # the links need).

@@ -29,4 +29,5 @@ job_rule(
         models=lambda wildcards: models_trained_at(wildcards.case, wildcards.L),
     ),
     threads=config["execution"]["evaluation"]["threads"],
+    cache=True,
 )

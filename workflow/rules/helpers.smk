@@ -28,8 +28,9 @@ STUDY_TARGETS = {name: [] for name in STUDIES}  # study → its figures and ledg
 REPORTED_TABLES = []  # the tables whose Markdown the report captions: they must be built from the config given
 SCORE_TABLES = []  # the studies' score tables that join the leaderboard
 LEDGER_TABLES = {}  # study → its ledger's table (compared across runs)
-# `snakemake --cache`: the rules defined with cache=True (the shared stages) keep their outputs in Snakemake's
-# between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE (OUTPUT_CACHE, common.smk); docs/experiments.md.
+# `snakemake --cache`: the rules defined with cache=True (the shared stages, the studies' compute rules and
+# score_rule's) keep their outputs in Snakemake's between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE
+# (OUTPUT_CACHE, common.smk); docs/experiments.md.
 CACHING = workflow.workflow_settings.cache is not None
 PAPER_DIFFERENCES = config_differences(config, BASE_CONFIG)  # (key, paper's value, this run's) of each changed setting
 
@@ -333,5 +334,6 @@ def score_rule(name, study, cases, denoisers, settings):
             evaluation=canonical(config["evaluation"]),
         ),
         modules=[denoisers.split(":")[0]],
+        cache=True,
     )
     SCORE_TABLES.extend(f"<results>/{study}/leaderboard_scores/{case}.parquet" for case in cases)

@@ -22,6 +22,7 @@ job_rule(
         energy="<results>/alltoken/before_after/energy.parquet",
     ),
     params=dict(block=canonical(ALLTOKEN["before_after"])),
+    cache=True,
 )
 
 job_rule(
@@ -30,6 +31,7 @@ job_rule(
     "scripts/simulate_alltoken_particle_flow.py",
     "<results>/alltoken/particle_flow.parquet",
     params=dict(block=canonical(ALLTOKEN["particle_flow"])),
+    cache=True,
 )
 
 job_rule(
@@ -38,6 +40,7 @@ job_rule(
     "scripts/simulate_alltoken_flow_replicates.py",
     "<results>/alltoken/flow_replicates.parquet",
     params=dict(block=canonical(ALLTOKEN["particle_flow"])),
+    cache=True,
 )
 
 job_rule(
@@ -46,6 +49,7 @@ job_rule(
     "scripts/simulate_alltoken_variance.py",
     "<results>/alltoken/variance.parquet",
     params=dict(block=canonical(ALLTOKEN["variance"])),
+    cache=True,
 )
 
 job_rule(
@@ -55,6 +59,7 @@ job_rule(
     "scripts/simulate_alltoken_gaussian.py",
     dict(table="<results>/alltoken/gaussian.parquet", trend="<figures>/alltoken/gaussian_trend.parquet"),
     params=dict(block=canonical(ALLTOKEN["gaussian"])),
+    cache=True,
 )
 
 job_rule(
@@ -69,6 +74,7 @@ job_rule(
             int(wildcards.tokens)
         ],
     ),
+    cache=True,
 )
 
 job_rule(
@@ -91,6 +97,7 @@ job_rule(
         block=canonical(ALLTOKEN["mse"]),
         scan=canonical(ALLTOKEN["cross_bandwidth"]),
     ),
+    cache=True,
 )
 
 job_rule(
@@ -104,6 +111,7 @@ job_rule(
         mse=canonical(ALLTOKEN["mse"]),
         block=canonical(ALLTOKEN["learned"]),
     ),
+    cache=True,
 )
 
 score_rule(

@@ -30,6 +30,7 @@ job_rule(
     "scripts/bisect_memory_capacity.py",
     "<results>/memory/capacity/{memory_map}.parquet",
     params=dict(block=canonical(MEMORY["capacity"])),
+    cache=True,
 )
 
 job_rule(
@@ -38,6 +39,7 @@ job_rule(
     "scripts/bisect_memory_capacity_confirmatory.py",
     "<results>/memory/capacity_confirmatory/{memory_map}.parquet",
     params=dict(block=canonical({**MEMORY["capacity"], "seeds": MEMORY["capacity_confirmatory"]["seeds"]})),
+    cache=True,
 )
 
 job_rule(
@@ -60,6 +62,7 @@ job_rule(
     "scripts/measure_memory_curves.py",
     "<results>/memory/curves/{memory_map}.parquet",
     params=dict(block=canonical(MEMORY["capacity"])),
+    cache=True,
 )
 
 job_rule(
@@ -68,6 +71,7 @@ job_rule(
     "scripts/simulate_memory_variance.py",
     "<figures>/memory/variance.parquet",
     params=dict(block=canonical(MEMORY["variance"]), few_outputs=MEMORY["capacity"]["few_outputs"]),
+    cache=True,
 )
 
 job_rule(
@@ -85,6 +89,7 @@ job_rule(
     "scripts/bisect_memory_low_rank.py",
     "<results>/memory/low_rank.parquet",
     params=dict(block=canonical(MEMORY["low_rank"]), capacity=canonical(MEMORY["capacity"])),
+    cache=True,
 )
 
 job_rule(
@@ -93,6 +98,7 @@ job_rule(
     "scripts/train_memory_mlp.py",
     "<results>/memory/mlp/d{mlp_d}.parquet",
     params=dict(block=canonical(MEMORY["mlp"])),
+    cache=True,
 )
 
 job_rule(
@@ -120,6 +126,7 @@ job_rule(
     "scripts/evaluate_memory_zipf.py",
     "<results>/memory/zipf/alpha{alpha}.parquet",
     params=dict(block=canonical(MEMORY["zipf"])),
+    cache=True,
 )
 
 job_rule(
@@ -138,6 +145,7 @@ job_rule(
     "scripts/evaluate_memory_zipf.py",
     "<results>/memory/zipf_confirmatory/alpha{alpha}.parquet",
     params=dict(block=canonical({**MEMORY["zipf"], "seeds": MEMORY["zipf_confirmatory"]["seeds"]})),
+    cache=True,
 )
 
 job_rule(
@@ -156,6 +164,7 @@ job_rule(
     "scripts/train_memory_induction.py",
     "<results>/memory/induction/layers{induction_layers}_{optimizer}_seed{induction_seed}.parquet",
     params=dict(block=canonical(MEMORY["induction"])),
+    cache=True,
 )
 
 job_rule(
@@ -181,6 +190,7 @@ job_rule(
     "scripts/train_memory_factual.py",
     "<results>/memory/factual/{factual_model}_seed{factual_seed}.parquet",
     params=dict(block=canonical(MEMORY["factual"])),
+    cache=True,
 )
 
 job_rule(
@@ -205,6 +215,7 @@ job_rule(
     "scripts/simulate_memory_factual_dynamics.py",
     "<figures>/memory/factual_dynamics.parquet",
     params=dict(block=canonical(MEMORY["factual_dynamics"])),
+    cache=True,
 )
 
 job_rule(
@@ -213,6 +224,7 @@ job_rule(
     "scripts/step_memory_planted.py",
     "<results>/memory/planted/seed{planted_seed}.parquet",
     params=dict(block=canonical(MEMORY["planted"])),
+    cache=True,
 )
 
 job_rule(
@@ -231,6 +243,7 @@ job_rule(
     "scripts/step_memory_population.py",
     "<results>/memory/population_steps/seed{population_seed}.parquet",
     params=dict(block=canonical(MEMORY["population_steps"])),
+    cache=True,
 )
 
 job_rule(

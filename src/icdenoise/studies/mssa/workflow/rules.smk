@@ -20,6 +20,7 @@ job_rule(
     "scripts/simulate_mssa_snr.py",
     "<figures>/mssa/snr.parquet",
     params=dict(block=canonical(MSSA["snr"])),
+    cache=True,
 )
 
 job_rule(
@@ -28,6 +29,7 @@ job_rule(
     "scripts/sweep_mssa_snr.py",
     dict(layers="<results>/mssa/sweep.parquet", departures="<results>/mssa/departures.parquet"),
     params=dict(base=canonical(MSSA["snr"]), sweep=canonical(MSSA["sweep"])),
+    cache=True,
 )
 
 job_rule(
@@ -36,6 +38,7 @@ job_rule(
     "scripts/sweep_mssa_softmax.py",
     dict(layers="<results>/mssa/softmax_sweep.parquet", gains="<figures>/mssa/softmax_sweep.parquet"),
     params=dict(base=canonical(MSSA["snr"]), sweep=canonical(MSSA["softmax_sweep"])),
+    cache=True,
 )
 
 RUN = "<results>/mssa/regression/{regression_task}/{architecture}/seed{training_seed}"
@@ -48,6 +51,7 @@ job_rule(
         block=canonical(REGRESSION),
         layers=lambda wildcards: REGRESSION["models"][wildcards.architecture]["layers"],
     ),
+    cache=True,
 )
 
 job_rule(
@@ -56,6 +60,7 @@ job_rule(
     "scripts/fit_mssa_regression_baselines.py",
     "<results>/mssa/regression/{regression_task}/baselines.parquet",
     params=dict(block=canonical(REGRESSION)),
+    cache=True,
 )
 
 RUNS_OF_EVERY_MODEL = dict(

@@ -48,6 +48,7 @@ job_rule(
         cases=canonical({case: config["cases"][case] for case in FIG1["cases"]}),
         architectures=onelayer_architectures(FIG1["cases"].values()),
     ),
+    cache=True,
 )
 
 job_rule(
@@ -80,6 +81,7 @@ job_rule(
         case=onelayer_case_block("fig4b"),
         architecture=config["models"][FIG4B["model"]]["architecture"],
     ),
+    cache=True,
 )
 
 job_rule(
@@ -88,6 +90,7 @@ job_rule(
     "scripts/evaluate_descent_steps.py",
     "<figures>/fig5_steps.parquet",
     params=dict(fig5=canonical(ONELAYER["fig5"]), case=onelayer_case_block("fig5")),
+    cache=True,
 )
 
 job_rule(
@@ -97,6 +100,7 @@ job_rule(
     "scripts/evaluate_ideal_softmax_convergence.py",
     dict(table="<figures>/theorem31.parquet", fit="<figures>/theorem31_fit.parquet"),
     params=dict(theorem31=canonical(ONELAYER["theorem31"]), case=onelayer_case_block("theorem31")),
+    cache=True,
 )
 
 job_rule(
@@ -108,6 +112,7 @@ job_rule(
     params=dict(
         fig8=canonical(FIG8), case=onelayer_case_block("fig8"), architectures=onelayer_architectures(FIG8["models"])
     ),
+    cache=True,
 )
 
 job_rule(
@@ -116,6 +121,7 @@ job_rule(
     "scripts/scan_energy_landscape.py",
     dict(grid="<figures>/fig5_landscape.parquet", points="<figures>/fig5_points.parquet"),
     params=dict(fig5=canonical(ONELAYER["fig5"]), case=onelayer_case_block("fig5")),
+    cache=True,
 )
 
 job_rule(
@@ -125,6 +131,7 @@ job_rule(
     "<results>/landscape/{case}.parquet",
     input=dict(dataset=lambda wildcards: dataset_path(wildcards.case), summary=rules.summarise_training_runs.output[0]),
     params=dict(fig6=canonical(ONELAYER["fig6"]), case=get_case_params),
+    cache=True,
 )
 
 figure_rule(
