@@ -56,6 +56,7 @@ from figure_table import load_workflow
 workflow = load_workflow(Path.cwd(), sys.argv[3:], cache=sys.argv[2] == "cache")
 print(json.dumps({rule.name: dict(
     output=[str(path) for path in rule.output], log=[str(path) for path in rule.log],
+    input=[name for name, _ in rule.input._allitems()],
     cached=bool(rule.cache and rule.cache.output),
     params={name: value for name, value in rule.params.items() if isinstance(value, str)},
 ) for rule in workflow.rules}))
@@ -66,8 +67,9 @@ def parsed_rules(workdir: Path, configfile: str | list[str] = "config/smoke.yaml
                  env: dict[str, str] | None = None) -> dict[str, dict]:
     """Every rule of the workflow in `workdir` as Snakemake parses it with `configfile` (one file, or several merged
     in order) over config/config.yaml, and with `cache` as `snakemake --cache` parses it: name → its output and log
-    patterns (`output`, `log`), whether its jobs are kept in the between-workflow cache (`cached`, only with `cache`)
-    and its params whose values are text (`params`). Parsed in a fresh process (`env`, when given, its whole
+    patterns (`output`, `log`), the names of its inputs (`input`; None for an unnamed one or an input function),
+    whether its jobs are kept in the between-workflow cache (`cached`, only with `cache`) and its params whose values
+    are text (`params`). Parsed in a fresh process (`env`, when given, its whole
     environment): Snakemake's API changes directory, and the workflow sets environment variables."""
     configfiles = [configfile] if isinstance(configfile, str) else configfile
     parsed = subprocess.run([sys.executable, "-c", RULES_AS_PARSED, str(SCRIPTS), "cache" if cache else "", *configfiles],
