@@ -3,16 +3,10 @@
 # folder (icdenoise.pipeline.named_runs). Target: comparison. The other runs are not rebuilt here: each is built
 # with its own config first.
 
-from icdenoise.pipeline.named_runs import compared_tables, in_run
+from icdenoise.pipeline.named_runs import compared_in_workflow, in_run
 
 COMPARED_RUNS = list(dict.fromkeys([RUN_NAME, *config["comparison"]["runs"]]))
 COMPARED_LEDGERS = LEDGER_TABLES if config["comparison"]["ledgers"] else {}
-
-
-def compared(wildcards):
-    """compared_tables of this run; a compared run not built yet ends Snakemake with the message alone."""
-    with config_errors_end_the_run():
-        return compared_tables(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)
 
 
 job_rule(
@@ -22,11 +16,14 @@ job_rule(
     "../scripts/compare_runs.py",
     dict(table="<figures>/comparison.parquet", text="<figures>/comparison.md"),
     input=lambda wildcards: dict(
-        tables=[path for _, _, path in compared(wildcards)],
+        tables=[path for _, _, path in compared_in_workflow(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)],
         configs=[in_run("<results>/config.yaml", run, BASE_RUN) for run in COMPARED_RUNS if run != RUN_NAME],
     ),
     params=dict(
-        tables=lambda wildcards: [dict(run=run, study=study) for run, study, _ in compared(wildcards)],
+        tables=lambda wildcards: [
+            dict(run=run, study=study)
+            for run, study, _ in compared_in_workflow(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)
+        ],
         runs=[run for run in COMPARED_RUNS if run != RUN_NAME],
     ),
     local=True,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from icdenoise.pipeline.config import ConfigError
+from icdenoise.pipeline.config import ConfigError, config_errors_end_the_run
 
 RUNS_FOLDER = "runs"
 FOLDERS = ("results", "figures", "logs", "benchmarks")  # the path variables of every run
@@ -76,6 +76,14 @@ def compared_tables(runs: list[str], current: str, base_name: str, ledgers: dict
         tables += [(run, study, place(ledger)) for study, ledger in ledgers.items()
                    if run == current or Path(place(ledger)).is_file()]
     return tables
+
+
+def compared_in_workflow(runs: list[str], current: str, base_name: str, ledgers: dict[str, str]) -> list[tuple[str, str, str]]:
+    """`compared_tables` as the comparison rule's input functions call it: a compared run not built yet ends
+    Snakemake with the message alone (`config_errors_end_the_run`), not an InputFunctionException with its
+    traceback."""
+    with config_errors_end_the_run():
+        return compared_tables(runs, current, base_name, ledgers)
 
 
 def how_to_build(run: str, saved: str, folder: Path = Path("config")) -> str:
