@@ -28,7 +28,7 @@ from runner import EXPERIMENT_CONFIGS, SMOKE, snakemake
 
 from icdenoise.experiments.comparison import config_differences
 from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies
-from icdenoise.pipeline.report import difference_text, study_differences
+from icdenoise.pipeline.report import difference_text, figure_blocks, study_differences
 from icdenoise.records.artifacts import read_metadata
 
 pytestmark = pytest.mark.integration
@@ -165,8 +165,9 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     assert len(images) == len(list(figures.rglob("*.pdf")))
     expected_items = len(images) + len(ledgers) + 1
     run = SMOKE.name
-    differences = config_differences(load_yaml(figures.parent / "results" / "config.yaml"), load_yaml(repo / "config" / "config.yaml"))
-    blocks = {study.title: [name, *study.shared_settings] for name, study in studies.items()}  # a figure's, by category
+    run_config = load_yaml(figures.parent / "results" / "config.yaml")
+    differences = config_differences(run_config, load_yaml(repo / "config" / "config.yaml"))
+    study_of = {study.title: (name, study.shared_settings) for name, study in studies.items()}  # a figure's, by category
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors = []
@@ -226,7 +227,11 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
                 assert fraction > DRAWN, f"{category}: {item}'s image shows no figure in {PANEL_DEADLINE} s"
                 if item in ("fig3", "noise", "comparison"):
                     page.screenshot(path=artifacts / f"{item}.png")
-                read = blocks.get(category, [f"sweeps.{item}"] if category == "Sweeps" else [])
+                if category in study_of:
+                    name, shared = study_of[category]
+                    read = figure_blocks(name, item, run_config[name], shared)
+                else:
+                    read = [f"sweeps.{item}"] if category == "Sweeps" else []
                 expected = [difference_text(*entry) for entry in study_differences(differences, read)]
                 assert expected or category == "Comparison", f"{category}: {item} reads no setting the smoke run changes"
                 footer, entries = caption_footer(page, row, category)
@@ -235,6 +240,9 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
                 assert entries == expected, f"{category}: {item}'s caption lists {entries}, not its changed settings {expected}"
                 if item == "fig3":
                     assert "cases.linear.n: 16 → 4" in entries  # config/smoke.yaml's change, as on the front page
+                    # its own block's and the shared blocks' settings before a sibling figure's (onelayer.fig4a…)
+                    siblings = [index for index, entry in enumerate(entries) if entry.startswith("onelayer.") and not entry.startswith("onelayer.fig3")]
+                    assert siblings and siblings[0] > entries.index("cases.linear.n: 16 → 4"), entries
     assert seen_ledgers == ledgers
     assert figures_shown == len(images)
     assert shown == expected_items

@@ -16,7 +16,7 @@ from icdenoise.pipeline.config import device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
 from icdenoise.experiments.comparison import config_differences
-from icdenoise.pipeline.report import difference_text, study_differences
+from icdenoise.pipeline.report import difference_text, figure_blocks, study_differences
 from icdenoise.records.footers import footed_caption, footer_text
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 
@@ -238,7 +238,8 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
     """Define the rule `name`, which must be plot_<the parts of the path `figure` joined by _> (plot_fig3 for
     "fig3", plot_memory_zipf_n for "memory/zipf_n"): figures/<figure>.pdf and the same figure as
     figures/<figure>.png (which the report shows), drawn from `tables` (input name → paths) only by the module `drawing`'s render(tables, **settings),
-    with a footer naming the run and the study's settings that differ from the paper config's; `caption` is
+    with a footer naming the run and the study's settings that differ from the paper config's (the figure's own
+    sub-block first, then the shared blocks, then the rest of the study's: `figure_blocks`); `caption` is
     its report caption (.rst, relative to the calling rules file), which the report follows with the run and all
     those settings. The drawing module, with what it imports, is the figure's code input: editing it re-renders
     that figure and every other figure whose drawing imports it (README.md's figure table lists each figure's
@@ -246,6 +247,7 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
     conventional_name(
         "figure_rule", name, "plot_<figure path parts joined by _>", "plot_" + "_".join(Path(figure).parts)
     )
+    blocks = figure_blocks(study, figure, config[study], STUDIES[study].shared_settings)
     outputs = figure_output(
         f"<figures>/{figure}.pdf", str(here(caption)), STUDIES[study].title, report_labels(study, figure)
     )
@@ -258,8 +260,8 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
         params=dict(
             drawing=drawing,
             settings=settings or {},
-            footer=run_footer([study, *STUDIES[study].shared_settings]),
-            differences=run_differences([study, *STUDIES[study].shared_settings]),
+            footer=run_footer(blocks),
+            differences=run_differences(blocks),
         ),
         local=True,
         modules=[drawing],

@@ -28,9 +28,21 @@ def difference_text(key: str, paper_value: str, value: str) -> str:
 
 
 def study_differences(differences, blocks) -> list[tuple[str, str, str]]:
-    """The differences in the config blocks `blocks` (a study's own block first, then the shared blocks it
-    reads), in that order."""
-    return [entry for block in blocks for entry in differences if entry[0] == block or entry[0].startswith(block + ".")]
+    """The differences in the config blocks `blocks`, in the order of the blocks, each difference once (a block
+    may lie inside an earlier one's: `figure_blocks`)."""
+    chosen = [entry for block in blocks for entry in differences if entry[0] == block or entry[0].startswith(block + ".")]
+    return list(dict.fromkeys(chosen))
+
+
+def figure_blocks(study: str, figure: str, study_block, shared) -> list[str]:
+    """The config blocks a study's figure names in its footer, in the order it names them: first the sub-blocks
+    of the study's block the figure is named after (its file name is the sub-block's name, or starts with it and
+    an underscore: `fig3` → onelayer.fig3, `memory/zipf_n` → memory.zipf), then the shared blocks the study reads
+    (`shared`, `Study.shared_settings`), then the rest of the study's block. So the settings the figure's own jobs
+    read come before a sibling figure's."""
+    name = figure.rsplit("/", 1)[-1]
+    own = [f"{study}.{key}" for key in study_block if name == key or name.startswith(f"{key}_")]
+    return [*own, *shared, study]
 
 
 def banner(differences, paper: str = PAPER_CONFIG) -> str:

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 
 from icdenoise.experiments.comparison import config_differences, study_verdict_counts
 from icdenoise.pipeline.registry import Study
-from icdenoise.pipeline.report import banner, counts_text, difference_text, front_page, study_differences
+from icdenoise.pipeline.report import banner, counts_text, difference_text, figure_blocks, front_page, study_differences
 
 SOURCES = {"run": "mine", "files": [{"file": "config/config.yaml", "sha256": "a" * 64}, {"file": "mine.yaml", "sha256": "b" * 64}],
            "merged_sha256": "0123456789abcdef" * 4}
@@ -68,6 +68,16 @@ def test_config_differences_are_key_by_key_and_leave_out_run_and_execution():
                            ("models.extra.layers", "–", "2")]
     assert [difference_text(*entry) for entry in differences][0] == "dataset.seed: 0 → 7"
     assert study_differences(differences, ["onelayer", "dataset"]) == [differences[1], differences[0]]
+
+
+def test_a_figures_own_block_and_the_shared_blocks_come_before_its_siblings_each_setting_once():
+    study_block = {"fig3": {}, "fig4a": {}, "fig4b": {}, "zipf": {}, "zipf_confirmatory": {}, "claims": {}}
+    assert figure_blocks("onelayer", "fig3", study_block, ("cases", "training")) == ["onelayer.fig3", "cases", "training", "onelayer"]
+    assert figure_blocks("memory", "memory/zipf_n", study_block, ()) == ["memory.zipf", "memory"]
+    assert figure_blocks("memory", "memory/width", study_block, ("cases",)) == ["cases", "memory"]
+    differences = [("onelayer.fig4a.seeds", "3", "1"), ("cases.linear.n", "16", "4"), ("onelayer.fig3.L", "500", "20")]
+    blocks = figure_blocks("onelayer", "fig3", study_block, ("cases",))
+    assert study_differences(differences, blocks) == [differences[2], differences[1], differences[0]]
 
 
 def test_only_a_run_that_changes_a_setting_carries_the_banner():
