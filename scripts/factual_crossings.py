@@ -3,8 +3,8 @@
 The memory study's claims factual_parameters_scale_with_facts and factual_mlp_storage_scales_with_facts (slide 11,
 m·d ≳ S·R) fit a log-log slope to the MLP width m* at which recall, averaged over the seeds, first reaches
 memory.factual.recall_threshold (`factual.training.needed_sizes`), one crossing per size S = R. This script trains
-the same attention + MLP grid points (`factual.training.train_point`, the task, embeddings and training of
-config/config.yaml's memory.factual block) at the sizes, widths and seeds it is given, and prints, per size:
+the same attention + MLP grid points (`factual.training.recall_grid` on config/config.yaml's memory.factual
+block, its sizes and widths replaced) at the sizes, widths and seeds it is given, and prints, per size:
 
 - the mean recall at each width;
 - the crossing m* from all the seeds, and its 2.5, 50 and 97.5 percentiles under a bootstrap over the seeds (the
@@ -35,25 +35,20 @@ import torch
 
 from icdenoise.maths.thresholds import log_crossing
 from icdenoise.pipeline.config import load_yaml
-from icdenoise.studies.memory.factual.task import factual_task
-from icdenoise.studies.memory.factual.training import train_point
+from icdenoise.studies.memory.factual.training import recall_grid
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def recall_rows(block: dict, sizes: list[int], widths: list[int], seeds: list[int]) -> pd.DataFrame:
-    """One row per (size, seed, width): `train_point` on S = R = size with the block's answers, d, d_h and
-    heads = ceil(heads_multiple·2·size/d_h), as `factual.training.grid_points` builds the attention + MLP grid."""
-    grid = block["attention_mlp"]
+    """`factual.training.recall_grid` of the attention + MLP model, per seed, on the block with its sizes S = R
+    and MLP widths replaced by `sizes` and `widths`: the study's own grid points, only more of them."""
+    grid = {**block, "attention_mlp": {**block["attention_mlp"], "sizes": sizes, "widths": widths}}
     rows, start = [], time.perf_counter()
-    for size in sizes:
-        task = factual_task(size, size, grid["answers"], block["noise"], block["length"], block["seed"])
-        heads = math.ceil(grid["heads_multiple"] * 2 * size / grid["head_dim"])
-        for seed in seeds:
-            rows += [train_point(task, grid["d"], heads, grid["head_dim"], width, block["training"], block["seed"], seed)
-                     for width in widths]
-            print(f"S = R = {size}, seed {seed}: {time.perf_counter() - start:.0f} s", flush=True)
-    return pd.DataFrame(rows)
+    for seed in seeds:
+        rows.append(recall_grid(grid, "attention_mlp", seed))
+        print(f"seed {seed}: {time.perf_counter() - start:.0f} s", flush=True)
+    return pd.concat(rows, ignore_index=True)
 
 
 def bootstrap_crossings(group: pd.DataFrame, threshold: float, resamples: int, rng: np.random.Generator) -> np.ndarray:

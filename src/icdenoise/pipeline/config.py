@@ -156,13 +156,6 @@ def nearest(name, allowed) -> str | None:
     return best if best is not None and alike(best) >= SUGGESTION_CUTOFF else None
 
 
-def dotted_keys(block, prefix: str = "") -> list[str]:
-    """Every key of a nested mapping, dotted (`corruption`, `corruption.sigma_z_sq`), in its order."""
-    if not isinstance(block, dict):
-        return []
-    return [key for name, value in block.items() for key in (f"{prefix}{name}", *dotted_keys(value, f"{prefix}{name}."))]
-
-
 def _schema_keys(schema: dict, defs: dict, prefix: str = "", seen: frozenset = frozenset()) -> list[str]:
     """The keys an object's schema allows, with those of the objects inside it, dotted (`corruption.sigma_z_sq`)."""
     keys = []

@@ -59,10 +59,17 @@ def _set(block: dict, path: list[str], value) -> None:
     node[path[-1]] = value
 
 
-def _leaves(block: dict, prefix: str = "") -> list[str]:
-    """The keys of a block's settings, dotted down to each value (`corruption.sigma_z_sq`)."""
-    return [leaf for name, value in block.items()
-            for leaf in (_leaves(value, f"{prefix}{name}.") if isinstance(value, dict) and value else [f"{prefix}{name}"])]
+def _keys(block: dict, prefix: str = "", leaves: bool = False) -> list[str]:
+    """Every key of a nested block, dotted (`corruption`, `corruption.sigma_z_sq`), in its order; with `leaves`,
+    only those that hold a value (not a block of further keys)."""
+    keys = []
+    for name, value in block.items():
+        inner = isinstance(value, dict) and bool(value)
+        if not (leaves and inner):
+            keys.append(f"{prefix}{name}")
+        if inner:
+            keys += _keys(value, f"{prefix}{name}.", leaves)
+    return keys
 
 
 def _has(block, path: list[str]) -> bool:
@@ -107,11 +114,11 @@ def sweep_points(config: dict) -> dict[str, Point]:
 def key_problems(config: dict) -> list[str]:
     """Every sweep key names an existing setting: of each base case, of each swept model, of the training or
     dataset block (training.epochs: the base case's number, set per point)."""
-    from icdenoise.pipeline.config import dotted_keys, nearest  # config imports this module
+    from icdenoise.pipeline.config import nearest  # config imports this module
 
     def no_key(what: str, settings: dict, block: str, path: list[str], listed: list[str]) -> str:
         """`what` has no key `path`, with the nearest of its keys (dotted) and the keys `listed`."""
-        match = nearest(".".join(path), dotted_keys(settings))
+        match = nearest(".".join(path), _keys(settings))
         return (f"{what} has no key {'.'.join(path)}" + (f"; did you mean {block}.{match}?" if match else "")
                 + f" (its keys: {', '.join(listed)})")
 
@@ -124,7 +131,7 @@ def key_problems(config: dict) -> list[str]:
                 problems.append(f"{where}: unknown key (allowed: {', '.join(f'{b}.<key>' for b in BLOCKS)})")
             elif block in ("case", "model"):
                 blocks = config["cases"] if block == "case" else config["models"]
-                problems += [f"{where}: " + no_key(f"{block} {name!r}", blocks[name], block, path, _leaves(blocks[name]))
+                problems += [f"{where}: " + no_key(f"{block} {name!r}", blocks[name], block, path, _keys(blocks[name], leaves=True))
                              for name in spec["cases" if block == "case" else "models"]
                              if name in blocks and not _has(blocks[name], path)]
             elif path == ["seeds"]:
