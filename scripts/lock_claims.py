@@ -29,21 +29,32 @@ sys.path.insert(0, str(REPO / "src"))
 
 from icdenoise.pipeline.config import load_yaml, validate_config  # noqa: E402
 from icdenoise.pipeline.named_runs import run_prefix  # noqa: E402
-from icdenoise.pipeline.codedeps import study_code  # noqa: E402
+from icdenoise.pipeline.codedeps import trains_in_shared_stage  # noqa: E402
+from icdenoise.pipeline.definitions import claim_code, study_code  # noqa: E402
 from icdenoise.records.registration import LOCK, lock_text, read_lock, study_digests  # noqa: E402
 
 
 def lock_lines(configs: list[tuple[dict, str]]) -> dict[Path, dict[str, str]]:
     """Each lock file → its lines `<prefix><study>.<claim>` → digest, for every study that each (config, prefix)
-    registers: its definition, science settings and the digest of the study's code
-    (icdenoise.pipeline.codedeps.study_code). A built-in study's lines go to config/claims.lock, another study's
+    registers: its definition, science settings, its own code and the study's jobs' code, as syntax
+    (icdenoise.pipeline.definitions). A built-in study's lines go to config/claims.lock, another study's
     to its own claims.lock (icdenoise.pipeline.registry.Study.own_lock)."""
     locks: dict[Path, dict[str, str]] = {}
+    codes: dict = {}  # what the configs share is read once: a study's jobs' code, a claim's own code
+
+    def own_code(claim) -> str:
+        if id(claim) not in codes:
+            codes[id(claim)] = claim_code(claim)
+        return codes[id(claim)]
+
     for config, prefix in configs:
         for name, study in validate_config(config, REPO / "workflow" / "schemas").items():
             registry = __import__(study.claims_module, fromlist=["CLAIMS"]).CLAIMS
-            code = study_code(study, config, REPO / "workflow")
-            digests = study_digests(name, registry, config[name]["claims"], study.claim_settings(config), prefix, code)
+            shared = trains_in_shared_stage(study, config)
+            if (study.package, shared) not in codes:
+                codes[study.package, shared] = study_code(study, REPO / "workflow", shared)
+            digests = study_digests(name, registry, config[name]["claims"], study.claim_settings(config), prefix,
+                                    codes[study.package, shared], own_code)
             locks.setdefault(REPO / LOCK if study.own_lock is None else study.own_lock, {}).update(digests)
     return locks
 

@@ -6,7 +6,7 @@ E‖x̃ − x‖²/n = σ_z², so MSE/n over σ_z² is 1) and leaderboard rows o
 --outside it is a built-in study, src/icdenoise/studies/NAME; with it, the package PATH/NAME and the config file
 PATH/NAME.yaml that registers it (merged with --configfile, PATH on PYTHONPATH) and names its own run, NAME (its
 outputs under runs/NAME/), its claims locked in PATH/NAME/claims.lock. It prints the next commands, with this
-environment's python and snakemake: register, commit, lock, commit the lock alone, one more commit, build.
+environment's python and snakemake: register, commit, lock, commit the lock alone, build from that clean commit.
 """
 
 from __future__ import annotations
@@ -267,16 +267,13 @@ def scaffold(name: str, outside: Path | None = None, studies: Path = STUDIES) ->
         path.write_text(text.format(**values))
     python = typed(Path(sys.executable), REPO)
     snakemake = snakemake_command(REPO)
-    after_lock = ("commit --allow-empty -m 'after the lock'  # a ledger built at the lock commit itself is not registered: "
-                  "build at a later commit, with the checkout clean")
     if block is None:
         text = BLOCK.format(where=f"src/icdenoise/studies/{name}", how="", run="", **values).split("\n", 1)[1]
         return [f"register it: add to config/config.yaml, under `studies:` and as a block of its own:\n{text}",
                 f"{python} scripts/config_table.py > config/README.md",
                 f"git add src/icdenoise/studies/{name} config && git commit -m 'the {name} study'",
                 f"{python} scripts/lock_claims.py && git add config/claims.lock && git commit -m 'the {name} claims'"
-                "  # the lock in a commit of its own",
-                f"git {after_lock}",
+                "  # the lock in a commit of its own; build with the checkout clean",
                 f"{snakemake} --cores 2 {name} leaderboard --configfile config/smoke.yaml"]
     block.write_text(BLOCK.format(where=f"{outside}/{name}", how=": merge it with --configfile, with this folder on PYTHONPATH",
                                   run=f"\n# Its run is its own, {name}: its outputs go under runs/{name}/.\nrun:\n  name: {name}\n",
@@ -288,8 +285,8 @@ def scaffold(name: str, outside: Path | None = None, studies: Path = STUDIES) ->
             *([] if in_git_repository(outside) else [f"{git} init  # the study's claims are registered in a git repository"]),
             f"{git} add {shlex.quote(name)} {shlex.quote(block.name)} && {git} commit -m 'the {name} study'",
             f"PYTHONPATH={shlex.quote(str(outside))} {python} scripts/lock_claims.py --configfile {configs}  # writes {folder / 'claims.lock'}",
-            f"{git} add {lock} && {git} commit -m 'the {name} claims'  # the lock in a commit of its own",
-            f"{git} {after_lock}",
+            f"{git} add {lock} && {git} commit -m 'the {name} claims'  # the lock in a commit of its own; build with both "
+            "checkouts clean",
             f"PYTHONPATH={shlex.quote(str(outside))} {snakemake} --cores 2 {name} leaderboard --configfile {configs}"]
 
 

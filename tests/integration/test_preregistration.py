@@ -53,7 +53,7 @@ def test_the_history_check_and_the_ledgers_commit_lookup_on_a_repository_of_thei
     assert defined_in(repo, "toy", {"toy.b": "5" * 16}) == {"b": UNCOMMITTED}
 
 
-def test_a_row_is_registered_only_after_its_lock_commit_from_a_clean_tree_and_fresh_tables(tmp_path):
+def test_a_row_is_registered_only_at_or_after_its_lock_commit_from_a_clean_tree_and_fresh_tables(tmp_path):
     from icdenoise.records.registration import REGISTERED, registration
 
     repo = tmp_path / "repo"
@@ -78,7 +78,9 @@ def test_a_row_is_registered_only_after_its_lock_commit_from_a_clean_tree_and_fr
     assert row["registered"] and row["registration"] == REGISTERED and row["defined_in"] == locked[:7]
     assert row["built_from"] == f"{later[:7]} (clean)"
     at_the_lock = registration(repo, "toy", digests, clean(locked), {"t.parquet": clean(locked)})["a"]
-    assert not at_the_lock["registered"] and "not after its registration" in at_the_lock["registration"]
+    assert at_the_lock["registered"] and at_the_lock["defined_in"] == locked[:7]  # built at the lock commit itself
+    before = registration(repo, "toy", digests, clean(early), {"t.parquet": clean(early)})["a"]
+    assert not before["registered"] and "before its registration" in before["registration"]
     dirty = registration(repo, "toy", digests, {"git_commit": later, "git_dirty": True}, {"t.parquet": clean(later)})["a"]
     assert not dirty["registered"] and "uncommitted changes" in dirty["registration"]
     stale = registration(repo, "toy", digests, clean(later), {"t.parquet": clean(early)})["a"]

@@ -1,6 +1,6 @@
 """Rule write_<study>_ledger: a study's claims ledger as Parquet and Markdown, from its Parquet tables
 (icdenoise.records.claims; the study's claims module, its claims block and the settings its claims depend
-on are the rule's params), each claim's definition (with the digest of the study's code) looked up in
+on are the rule's params), each claim's definition (with its code and its study's, as syntax) looked up in
 config/claims.lock and its git history (icdenoise.records.registration) or, for a study outside this package, in
 the study's own claims.lock (icdenoise.records.study_locks), each row registered or not, and the Markdown as an
 HTML page for the report (icdenoise.records.ledger_text, icdenoise.records.pages)."""
@@ -12,7 +12,7 @@ hand_over()
 import importlib
 from pathlib import Path
 
-from icdenoise.pipeline.codedeps import code_digest, study_code_files
+from icdenoise.pipeline.definitions import claim_code, study_code
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.pipeline.registry import load_studies
 from icdenoise.records.artifacts import git_state, read_frames, read_metadata, write_job_parquet, write_text
@@ -29,8 +29,9 @@ tables = {name: paths for name, paths in snakemake.input.items() if name not in 
 frames = {name: read_frames(paths) for name, paths in tables.items()}
 study = load_studies({params.study: params.package})[params.study]
 workflow_dir = Path(snakemake.scriptdir).parent  # workflow/ (not a param: a copied workflow keeps its ledgers)
-code = code_digest(study_code_files(study, workflow_dir, params.trains_in_shared_stage), workflow_dir)
-digests = study_digests(params.study, claims.CLAIMS, params.claims, params.settings, params.registered_as, code)
+code = study_code(study, workflow_dir, params.trains_in_shared_stage)
+digests = study_digests(params.study, claims.CLAIMS, params.claims, params.settings, params.registered_as, code,
+                        claim_code)
 paths = [path for entry in tables.values() for path in ([entry] if isinstance(entry, str) else entry)]
 provenance = {path: read_metadata(path) for path in paths if str(path).endswith(".parquet")}
 if study.own_lock is None:

@@ -3,7 +3,7 @@
 The training protocol is Adam with the default betas and eps and a learning rate multiplied by a
 factor at given epochs (torch's MultiStepLR). It is written out here because constructing any
 torch.optim optimiser imports torch._dynamo, about one second of every training job's start-up.
-`tests/unit/test_adam.py` holds it bitwise equal to torch.optim.Adam with MultiStepLR.
+`tests/unit/maths/test_adam.py` holds it bitwise equal to torch.optim.Adam with MultiStepLR.
 
 `step_with_factors` is the same update with the two factors that change with the step count t read
 from a tensor (`step_factors` tabulates them), so that no Python number in it changes from step to

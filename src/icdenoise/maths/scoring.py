@@ -65,7 +65,8 @@ def score_on_fresh_prompts(
     denoisers: Mapping[str, Denoiser], case: Case, context_length: int, n_prompts: int, seed: int, chunk_size: int
 ) -> pd.DataFrame:
     """`score` on prompts 0..n_prompts−1 of the case drawn from `seed`, sampled `chunk_size` at a time.
-    Each prompt has its own seed, so the numbers do not depend on `chunk_size`."""
+    Each prompt has its own seed, so the prompts and the closed forms do not depend on `chunk_size`; a trained
+    model's errors, computed by batched products, can differ in the last float64 bit between chunk sizes."""
     chunks: dict[str, list[np.ndarray]] = {name: [] for name in denoisers}
     for start in range(0, n_prompts, chunk_size):
         prompts = case.sample(min(chunk_size, n_prompts - start), context_length, seed, start=start)

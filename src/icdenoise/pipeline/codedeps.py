@@ -10,15 +10,13 @@ it re-runs nothing. A package's ``__init__.py`` counts for every module inside i
 import); imports under ``if TYPE_CHECKING:`` do not count. What a file imports is read once per
 version of it and, with `use_disk_cache`, kept for the next process.
 
-The same reading gives the code a study's claims are registered with (`study_code`: part of each claim's
-digest in config/claims.lock, icdenoise.records.registration).
+The code a claim is registered with is read as syntax, definition by definition (icdenoise.pipeline.definitions).
 """
 
 from __future__ import annotations
 
 import ast
 import atexit
-import hashlib
 import json
 import os
 import tempfile
@@ -231,46 +229,7 @@ def import_groups(module_lists: Iterable[Iterable[str]], exclude: Iterable[str] 
     return groups
 
 
-def study_code_files(study, workflow_dir: Path, trains_in_shared_stage: bool) -> list[Path]:
-    """The code a study's verdicts are computed by: every rule script of the study (its workflow/scripts), the
-    ledger's script (`LEDGER_SCRIPT`) and the study's claims module, the shared stage's scripts where the study trains there
-    (`trains_in_shared_stage`), and every module these import, but neither the plumbing nor the ledger's
-    `BOOKKEEPING`, which compute no number and decide no verdict. More than the jobs upstream of one claim,
-    never less: editing any of it re-registers every claim of the study. `study`: an icdenoise.pipeline.registry.Study."""
-    track_package(study.package, study.folder)
-    shared = Path(workflow_dir) / "scripts"
-    scripts = sorted(study.workflow.joinpath("scripts").glob("*.py"))
-    scripts += [shared / f"{name}.py" for name in (*(SHARED_STAGE_SCRIPTS if trains_in_shared_stage else ()), LEDGER_SCRIPT)]
-    files = set(scripts)
-    for script in scripts:
-        modules = [study.claims_module] if script.stem == LEDGER_SCRIPT else []
-        files.update(map(Path, code_dependencies(script, modules, exclude=BOOKKEEPING)))
-    return sorted(files)
-
-
 def trains_in_shared_stage(study, config: dict) -> bool:
     """Whether a study's verdicts read the shared stage (datasets, training, evaluation): it trains runs there, or
     its claims depend on the shared blocks (`Study.shared_settings`)."""
     return bool(study.runs(config)) or bool(study.shared_settings)
-
-
-def study_code(study, config: dict, workflow_dir: Path) -> str:
-    """`code_digest` of `study_code_files`: the code part of each of the study's claim digests."""
-    return code_digest(study_code_files(study, workflow_dir, trains_in_shared_stage(study, config)), workflow_dir)
-
-
-def code_digest(files, workflow_dir: Path) -> str:
-    """16 hex digits of sha256 over each file's name and bytes. A file of a tracked package is named from its
-    top-level package (icdenoise/maths/fits.py), a workflow script from the workflow folder
-    (workflow/scripts/write_ledger.py): the digest does not depend on where the checkout lies."""
-    roots = [(Path(folder).resolve(), package) for package, folder in TRACKED.items()]
-    digest = hashlib.sha256()
-    named = []
-    for path in map(lambda file: Path(file).resolve(), files):
-        root = next(((folder, package) for folder, package in roots if path.is_relative_to(folder)), None)
-        name = (f"{root[1]}/{path.relative_to(root[0]).as_posix()}" if root
-                else f"workflow/{path.relative_to(Path(workflow_dir).resolve()).as_posix()}")
-        named.append((name, path))
-    for name, path in sorted(named):
-        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]

@@ -2,32 +2,30 @@
 the commit that last changed each, whether a ledger row is registered, and the rule that no commit changes a
 claim and its results together.
 
-A claim's definition is what its verdict depends on: where and what it states, the source of its
-measure and inconclusive rules (with every function of the same module they call, and the values they
-close over), its config block (source value, comparison, tolerance and why, inconclusive rules, names),
-the study settings it is measured at (``icdenoise.pipeline.registry.Study.claim_settings``: the science
-blocks, never the ``execution`` block of how jobs run), and the code its measurement runs (icdenoise.pipeline.codedeps.study_code_files:
-every module the study's rule scripts import, with the shared stage's where the study trains there, and the
-ledger's own). Its digest is a line ``<study>.<claim> <digest>`` of ``config/claims.lock``, computed on
-config/config.yaml, and ``<run>/<study>.<claim> <digest>`` for each shipped config that names a run of its
-own (merged over config/config.yaml, as Snakemake merges it). The lock is committed on its own, before the
-commit that records the results (docs/claims.md).
+A claim's definition is what its verdict depends on: where and what it states, its measure and inconclusive
+rules with every definition they reach (icdenoise.pipeline.definitions.claim_code), its config block (source
+value, comparison, tolerance and why, inconclusive rules, names), the study settings it is measured at
+(``icdenoise.pipeline.registry.Study.claim_settings``: the science blocks, never the ``execution`` block of how
+jobs run), and what the study's jobs run with the wiring that hands them their tables
+(icdenoise.pipeline.definitions.study_code). Code enters as syntax: docstrings, comments and layout never change
+a digest, and a definition that no job of the study reaches leaves it alone. Its digest is a line
+``<study>.<claim> <digest>`` of ``config/claims.lock``, computed on config/config.yaml, and
+``<run>/<study>.<claim> <digest>`` for each shipped config that names a run of its own (merged over
+config/config.yaml, as Snakemake merges it). The lock is committed on its own, before or with no results
+(docs/claims.md).
 
 A ledger row is *registered* (`registration`) only when its digest is the lock's, the lock line is committed,
-the ledger was built from a clean tree at a commit of which that lock commit is a strict ancestor, and every
-table it reads was built from a clean tree at a commit that descends from the lock commit. Any other row is
-*not registered*, with the reason.
+the ledger was built from a clean tree at that lock commit or a descendant of it, and every table it reads was
+built from a clean tree at such a commit. Any other row is *not registered*, with the reason.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import subprocess
-import textwrap
-import types
 from pathlib import Path
+from typing import Callable
 
 from icdenoise.records.claims import Claim
 from icdenoise.records.provenance import training_devices
@@ -45,50 +43,24 @@ UNREGISTERED = "not pre-registered (differs from config/claims.lock)"
 UNCOMMITTED = "uncommitted (config/claims.lock is not committed)"
 
 
-def _names(code: types.CodeType) -> set[str]:
-    names = set(code.co_names)
-    for constant in code.co_consts:
-        if isinstance(constant, types.CodeType):
-            names |= _names(constant)
-    return names
+ClaimCode = Callable[[Claim], str]  # a claim → its own code as syntax (icdenoise.pipeline.definitions.claim_code)
 
 
-def code_text(function, seen: set | None = None) -> str:
-    """The source of `function`, the values it closes over, and the source of every function of its own
-    module that it names, recursively."""
-    seen = set() if seen is None else seen
-    if function in seen:
-        return ""
-    seen.add(function)
-    parts = [textwrap.dedent(inspect.getsource(function))]
-    for cell in function.__closure__ or ():
-        value = cell.cell_contents
-        parts.append(code_text(value, seen) if inspect.isfunction(value) else repr(value))
-    for name in sorted(_names(function.__code__)):
-        value = function.__globals__.get(name)
-        if inspect.isfunction(value) and value.__module__ == function.__module__:
-            parts.append(code_text(value, seen))
-    return "\n".join(parts)
-
-
-def definition_digest(claim: Claim, spec: dict, settings: dict, code: str = "") -> str:
-    """The digest of one claim's definition (16 hex digits of sha256); `code`: the digest of its study's code
-    (icdenoise.pipeline.codedeps.study_code)."""
-    seen: set = set()
+def definition_digest(claim: Claim, spec: dict, settings: dict, code: str, own_code: ClaimCode) -> str:
+    """The digest of one claim's definition (16 hex digits of sha256); `code`: the digest of its study's jobs' code
+    (icdenoise.pipeline.definitions.study_code); `own_code`: gives its measure's and rules' code."""
     document = {
         "location": claim.location, "statement": claim.statement, "needs": [list(need) for need in claim.needs],
-        "measure": code_text(claim.measure, seen),
-        "rules": {name: code_text(rule, seen) for name, rule in sorted(claim.rules.items())},
-        "spec": spec, "settings": settings, "code": code,
+        "own_code": own_code(claim), "spec": spec, "settings": settings, "code": code,
     }
     return hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
-def study_digests(study: str, registry: dict[str, Claim], claims_config: dict, settings: dict, prefix: str = "",
-                  code: str = "") -> dict[str, str]:
-    """`<prefix><study>.<claim>` → digest, for each configured claim, in registry order; `code` as in
-    `definition_digest`."""
-    return {f"{prefix}{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings, code)
+def study_digests(study: str, registry: dict[str, Claim], claims_config: dict, settings: dict, prefix: str,
+                  code: str, own_code: ClaimCode) -> dict[str, str]:
+    """`<prefix><study>.<claim>` → digest, for each configured claim, in registry order; `code` and `own_code` as
+    in `definition_digest`."""
+    return {f"{prefix}{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings, code, own_code)
             for claim_id, claim in registry.items() if claim_id in claims_config}
 
 
@@ -183,19 +155,13 @@ def is_commit(text: str) -> bool:
     return bool(text) and all(character in "0123456789abcdef" for character in text)
 
 
-def _is_ancestor(root: Path, ancestor: str, descendant: str, strict: bool) -> bool:
-    """Whether commit `ancestor` is an ancestor of `descendant` in the repository at `root` (`strict`: and not
-    the same commit)."""
+def _is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
+    """Whether commit `ancestor` is `descendant` or an ancestor of it, in the repository at `root`."""
     try:
         answer = subprocess.run(["git", "merge-base", "--is-ancestor", ancestor, descendant], cwd=root, capture_output=True)
     except OSError:
         return False
-    if answer.returncode != 0:
-        return False
-    if not strict:
-        return True
-    same = [_git(root, "rev-parse", f"{commit}^{{commit}}") for commit in (ancestor, descendant)]
-    return None not in same and same[0] != same[1]
+    return answer.returncode == 0
 
 
 def built_from(state: dict, devices: dict[str, int] | None = None) -> str:
@@ -239,12 +205,12 @@ def build_reasons(build: dict, tables: dict[str, dict], workflow: Path | None = 
 
 def order_reasons(root: Path, commit: str, build: dict, tables: dict[str, dict]) -> list[str]:
     """Why a claim registered in `commit` is not registered in a ledger built in `build`'s state from `tables`: the
-    ledger was not built at a strict descendant of `commit`, or a table was computed before it (`root`: the
+    ledger was not built at `commit` or a descendant of it, or a table was computed before it (`root`: the
     repository of both)."""
     reasons = []
-    if not _is_ancestor(root, commit, build["git_commit"], strict=True):
-        reasons.append(f"the ledger was built at {build['git_commit'][:7]}, not after its registration in {commit}")
-    early = sorted(path for path, state in tables.items() if not _is_ancestor(root, commit, state["git_commit"], strict=False))
+    if not _is_ancestor(root, commit, build["git_commit"]):
+        reasons.append(f"the ledger was built at {build['git_commit'][:7]}, before its registration in {commit}")
+    early = sorted(path for path, state in tables.items() if not _is_ancestor(root, commit, state["git_commit"]))
     if early:
         reasons.append(f"{len(early)} of its tables were computed before its registration in {commit} ({Path(early[0]).name}, ...)")
     return reasons
@@ -266,9 +232,9 @@ def registration(root: Path, study: str, digests: dict[str, str], build: dict, t
 
     root: the repository holding config/claims.lock; build: the ledger job's git state; tables: each table the
     ledger reads (its path) → its provenance (git_commit, git_dirty); workflow: the workflow's folder
-    (`build_reasons`). Registered means: the digest is the lock's and committed, the ledger was built from a clean
-    tree at a commit of which that lock commit is a strict ancestor, and every table was built from a clean tree
-    at a commit descending from the lock commit (no result was computed before its claim's registration)."""
+    (`build_reasons`). Registered means: the digest is the lock's and committed, and the ledger and every table
+    were built from a clean tree at the lock commit or a descendant of it (no result was computed before its
+    claim's registration)."""
     common = build_reasons(build, tables, workflow)
     devices = training_devices(tables)
     rows = {}

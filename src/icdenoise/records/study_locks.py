@@ -3,12 +3,11 @@ its folder (icdenoise.pipeline.registry.Study.own_lock), in the line format of c
 (``<study>.<claim> <digest>`` and ``<run>/<study>.<claim> <digest>``, icdenoise.records.registration), and its
 registration is read from that file's git history, in whatever repository holds the study.
 
-A row is *registered* under the rules of config/claims.lock: its digest is the lock's and committed, the ledger
-was built from a clean tree at a commit of which that lock commit is a strict ancestor, and every table was built
-from a clean tree after the lock commit. Where the study's repository is this package's, those commits are the
+A row is *registered* under the rules of config/claims.lock: its digest is the lock's and committed, and the ledger
+and every table were built from a clean tree at the lock commit or a descendant of it. Where the study's repository is this package's, those commits are the
 ledger's and the tables' own (their provenance). Where it is another repository, whose commits the provenance does
-not record: this package's checkout must be clean as well, the study's repository must be clean with its HEAD a
-strict descendant of the lock commit when the ledger is built, and no table file may be older than the lock
+not record: this package's checkout must be clean as well, the study's repository must be clean with its HEAD at
+the lock commit or a descendant of it when the ledger is built, and no table file may be older than the lock
 commit. A study in no git repository has no registered row.
 """
 
@@ -98,10 +97,10 @@ def study_registration(lock: Path, digests: dict[str, str], build: dict, tables:
 
 def _other_repository_reasons(repo: Path, commit: str, head: str, tables: dict[str, dict]) -> list[str]:
     """Why a claim registered in `commit` of the study's own repository `repo` (not this package's) is not registered:
-    the repository's `head` is not a strict descendant of it, or a table file is older than it."""
+    the repository's `head` is neither it nor a descendant of it, or a table file is older than it."""
     reasons = []
-    if not _is_ancestor(repo, commit, head, strict=True):
-        reasons.append(f"the study's repository was at {head[:7]}, not after its registration in {commit}")
+    if not _is_ancestor(repo, commit, head):
+        reasons.append(f"the study's repository was at {head[:7]}, before its registration in {commit}")
     locked_at = int((_git(repo, "show", "-s", "--format=%ct", commit) or "0").strip() or 0)
     early = sorted(path for path in tables if os.stat(path).st_mtime < locked_at)
     if early:

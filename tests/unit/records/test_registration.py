@@ -5,19 +5,27 @@ import importlib.util
 import sys
 
 import numpy as np
+import pytest
 
 from icdenoise.records.claims import Claim
-from icdenoise.records.registration import code_text, definition_digest, lock_text, premature_results, read_lock
+from icdenoise.pipeline import codedeps
+from icdenoise.pipeline.definitions import claim_code
+from icdenoise.records.registration import definition_digest, lock_text, premature_results, read_lock
 
 SPEC = {"paper_value": 1.0, "comparison": "at_most", "tolerance": 0.1, "tolerance_reason": "why", "inconclusive": ["interval"]}
 
 
-def _module(tmp_path, name, source):
-    path = tmp_path / f"{name}.py"
+def _module(tmp_path, monkeypatch, name, source):
+    """Module `name` of a tracked package `toyclaims` written to tmp_path, imported."""
+    package = tmp_path / "toyclaims"
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    path = package / f"{name}.py"
     path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
+    monkeypatch.setitem(codedeps.TRACKED, "toyclaims", package)
+    spec = importlib.util.spec_from_file_location(f"toyclaims.{name}", path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[f"toyclaims.{name}"] = module
     spec.loader.exec_module(module)
     return module
 
@@ -30,23 +38,39 @@ def scaled(by):
     def measure(frames, spec):
         return np.array([helper(by)])
     return measure
+def plateau(frames, spec):
+    return None
 """
 
 
-def test_the_digest_follows_the_helpers_the_closure_the_config_block_and_the_settings(tmp_path):
-    first = _module(tmp_path, "claims_a", MEASURE.format(factor=2))
-    second = _module(tmp_path, "claims_b", MEASURE.format(factor=3))  # only the helper differs
+def test_the_digest_follows_the_helpers_the_closure_the_config_block_and_the_settings(tmp_path, monkeypatch):
+    first = _module(tmp_path, monkeypatch, "claims_a", MEASURE.format(factor=2))
+    second = _module(tmp_path, monkeypatch, "claims_b", MEASURE.format(factor=3))  # only the helper differs
     claim = Claim("here", "it holds", first.scaled(1.0))
-    base = definition_digest(claim, SPEC, {"block": {"seeds": [0, 1]}})
-    assert "return x * 2" in code_text(claim.measure) and "1.0" in code_text(claim.measure)
-    assert definition_digest(Claim("here", "it holds", first.scaled(1.0)), SPEC, {"block": {"seeds": [0, 1]}}) == base
-    assert definition_digest(Claim("here", "it holds", second.scaled(1.0)), SPEC, {"block": {"seeds": [0, 1]}}) != base
-    assert definition_digest(Claim("here", "it holds", first.scaled(2.0)), SPEC, {"block": {"seeds": [0, 1]}}) != base
-    assert definition_digest(claim, {**SPEC, "tolerance": 0.2}, {"block": {"seeds": [0, 1]}}) != base
-    assert definition_digest(claim, {**SPEC, "inconclusive": []}, {"block": {"seeds": [0, 1]}}) != base
-    assert definition_digest(claim, SPEC, {"block": {"seeds": [0, 1, 2]}}) != base
-    assert definition_digest(Claim("here", "it holds", first.scaled(1.0), rules={"r": lambda f, s: None}), SPEC,
-                             {"block": {"seeds": [0, 1]}}) != base
+
+    def digest(claim, spec=SPEC, settings={"block": {"seeds": [0, 1]}}):
+        return definition_digest(claim, spec, settings, "code", claim_code)
+
+    base = digest(claim)
+    assert "Mult" in claim_code(claim) and "1.0" in claim_code(claim)  # the helper's product, the closed-over value
+    assert digest(Claim("here", "it holds", first.scaled(1.0))) == base
+    assert digest(Claim("here", "it holds", second.scaled(1.0))) != base
+    assert digest(Claim("here", "it holds", first.scaled(2.0))) != base
+    assert digest(claim, {**SPEC, "tolerance": 0.2}) != base
+    assert digest(claim, {**SPEC, "inconclusive": []}) != base
+    assert digest(claim, SPEC, {"block": {"seeds": [0, 1, 2]}}) != base
+    assert definition_digest(claim, SPEC, {"block": {"seeds": [0, 1]}}, "other code", claim_code) != base
+    assert digest(Claim("here", "it holds", first.scaled(1.0), rules={"r": first.plateau})) != base
+
+
+def test_a_measure_outside_every_tracked_package_is_refused(tmp_path):
+    path = tmp_path / "loose_claims.py"
+    path.write_text("def measure(frames, spec):\n    return 1.0\n")
+    spec = importlib.util.spec_from_file_location("loose_claims", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(ValueError, match="outside every tracked package"):
+        claim_code(Claim("here", "it holds", module.measure))
 
 
 def test_the_lock_reads_back_what_it_wrote():
@@ -78,42 +102,36 @@ def test_a_commit_changing_definitions_and_their_results_docs_together_is_found(
     assert np.all([premature_results([commit], docs) == [] for commit in commits if commit[0] != "ccc3333"])
 
 
-def test_the_code_digest_follows_each_files_bytes_and_name_not_the_checkouts_place(tmp_path):
-    from icdenoise.pipeline.codedeps import code_digest
-
-    for place in ("one", "two"):
-        (tmp_path / place / "scripts").mkdir(parents=True)
-        (tmp_path / place / "scripts" / "a.py").write_text("x = 1\n")
-        (tmp_path / place / "scripts" / "b.py").write_text("y = 2\n")
-    files = lambda place: [tmp_path / place / "scripts" / name for name in ("a.py", "b.py")]  # noqa: E731
-    base = code_digest(files("one"), tmp_path / "one")
-    assert code_digest(files("two"), tmp_path / "two") == base  # another folder, the same code
-    assert code_digest(list(reversed(files("one"))), tmp_path / "one") == base  # order-free
-    (tmp_path / "two" / "scripts" / "b.py").write_text("y = 3\n")
-    assert code_digest(files("two"), tmp_path / "two") != base
-    (tmp_path / "one" / "scripts" / "c.py").write_text("x = 1\n")
-    assert code_digest([tmp_path / "one" / "scripts" / "c.py", files("one")[1]], tmp_path / "one") != base  # a renamed file
-
-
 def test_a_claim_digest_changes_with_its_studys_code_and_never_with_the_execution_block(repo):
     from icdenoise.pipeline.config import load_yaml, validate_config
-    from icdenoise.pipeline.codedeps import study_code, study_code_files, trains_in_shared_stage
+    from icdenoise.pipeline.codedeps import BOOKKEEPING, trains_in_shared_stage
+    from icdenoise.pipeline.definitions import Reach, study_code
 
     config = load_yaml(repo / "config" / "config.yaml")
     studies = validate_config(config, repo / "workflow" / "schemas")
     memory, onelayer = studies["memory"], studies["onelayer"]
-    files = {path.name for path in study_code_files(memory, repo / "workflow", trains_in_shared_stage(memory, config))}
-    assert {"planted.py", "write_ledger.py", "claims.py", "train_memory_induction.py", "fits.py"} <= files
-    assert "train_ensemble.py" not in files and "warmstart.py" not in files  # another stage's code; the plumbing
+
+    def reached(study, shared):
+        reach = Reach(exclude=BOOKKEEPING + (study.claims_module,))
+        scripts = sorted(study.workflow.joinpath("scripts").glob("*.py"))
+        scripts += [repo / "workflow" / "scripts" / f"{name}.py"
+                    for name in (*(["train_ensemble"] if shared else []), "write_ledger")]
+        for script in scripts:
+            reach.add_script(script, script.name)
+        return set(reach.modules())
+
+    modules = reached(memory, False)
+    assert {"icdenoise.studies.memory.planted", "train_memory_induction.py", "write_ledger.py",
+            "icdenoise.maths.fits", "icdenoise.records.claims", "icdenoise.records.artifacts"} <= modules
+    assert "icdenoise.pipeline.warmstart" not in modules and "train_ensemble.py" not in modules  # plumbing; another stage
     for name, study in studies.items():  # the ledger's bookkeeping (and the provenance walk `built from` uses) is in no digest
-        names = {path.name for path in study_code_files(study, repo / "workflow", trains_in_shared_stage(study, config))}
-        assert {"registration.py", "study_locks.py", "ledger_text.py", "pages.py", "provenance.py"}.isdisjoint(names), name
-        assert ("transformers.py" in names) == (name == "mssa"), name  # the mssa device string: its own code only
-    paths = {path.parts[-2:] for path in study_code_files(memory, repo / "workflow", False)}
-    assert {("records", "claims.py"), ("memory", "claims.py"), ("records", "artifacts.py")} <= paths  # verdicts, tables
-    assert "train_ensemble.py" in {path.name for path in study_code_files(onelayer, repo / "workflow", True)}
+        names = reached(study, trains_in_shared_stage(study, config))
+        assert names.isdisjoint(f"icdenoise.records.{module}" for module in
+                                ("registration", "study_locks", "ledger_text", "pages", "provenance")), name
+        assert ("icdenoise.studies.mssa.transformers" in names) == (name == "mssa"), name  # the mssa device string
+    assert "train_ensemble.py" in reached(onelayer, True)
     assert trains_in_shared_stage(onelayer, config) and not trains_in_shared_stage(memory, config)
     assert "execution" not in memory.claim_settings(config) and "execution" not in onelayer.claim_settings(config)
-    assert study_code(memory, config, repo / "workflow") == study_code(memory, config, repo / "workflow")
+    assert study_code(memory, repo / "workflow", False) == study_code(memory, repo / "workflow", False)
     changed = {**config, "execution": {**config["execution"], "training": {"device": "cpu", "threads": 7}}}
     assert onelayer.claim_settings(changed) == onelayer.claim_settings(config)
