@@ -207,9 +207,9 @@ def get_dataset_params(wildcards):
 
 def get_training_params(wildcards):
     """The training block with this case's number of epochs in place of the per-case map (a sweep point's
-    own block, with its seeds and training keys)."""
+    own block, with its seeds and training keys, and `on_divergence: record`: Point.training_params)."""
     if wildcards.case in POINTS:
-        return canonical(POINTS[wildcards.case].training)
+        return canonical(POINTS[wildcards.case].training_params)
     return canonical(configured_training(config, wildcards.case))
 
 

@@ -1,4 +1,9 @@
-"""Rule train_ensemble: train every seed of one configured model on one case's dataset."""
+"""Rule train_ensemble: train every seed of one configured model on one case's dataset.
+
+A training that diverges fails the job (TrainingDiverged), except where its training params say
+`on_divergence: record`, as a sweep point's do (icdenoise.pipeline.sweeps.Point.training_params): the job
+then writes the losses recorded until it stopped, and in place of its weights the divergence record
+(icdenoise.records.trained.divergence)."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -8,7 +13,7 @@ import torch
 
 from icdenoise.maths.models import make_model
 from icdenoise.maths.runtime import resolve_device, use_threads
-from icdenoise.maths.training import Split, TrainingSettings, train_ensemble
+from icdenoise.maths.training import Split, TrainingDiverged, TrainingSettings, train_ensemble
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import write_job_parquet
 from icdenoise.records.datasets import read_dataset
@@ -30,8 +35,14 @@ log.info("training %d seeds of %s on %s (%d threads): %d train / %d test prompts
          len(training["seeds"]), block["architecture"], device, snakemake.threads, is_train.sum(), (~is_train).sum())
 model = make_model(block, training["seeds"], prompts.context.shape[-1])
 run = f"case {case}, L = {context_length}, model {model_name}"
-losses, weights = train_ensemble(model, *splits, training["seeds"], TrainingSettings.from_config(training, training["epochs"]), device,
-                                 run=run)
+try:
+    losses, weights = train_ensemble(model, *splits, training["seeds"], TrainingSettings.from_config(training, training["epochs"]),
+                                     device, run=run)
+except TrainingDiverged as diverged:
+    if training.get("on_divergence") != "record" or diverged.divergence is None:
+        raise
+    log.warning("%s; recorded as diverged (on_divergence: record)", diverged)
+    losses, weights = diverged.divergence.recorded, diverged.divergence.table()
 for frame, path in ((losses, snakemake.output.losses), (weights, snakemake.output.weights)):
     frame.insert(0, "model", model_name)
     frame.insert(0, "L", context_length)

@@ -5,7 +5,9 @@ and n), summed over seeds, with the learning rate multiplied by `lr_decay_factor
 each fraction of the epochs in `lr_decay_at`. Seeds vary the weight initialisation and the
 minibatch order; the dataset is the same for all of them. The loss on the full train and test
 sets is recorded at step 0 and then every `record_every` optimiser steps. A run whose recorded loss
-is not finite, or over `DIVERGENCE_FACTOR` times the zero predictor's, stops with TrainingDiverged.
+is not finite, or over `DIVERGENCE_FACTOR` times the zero predictor's, stops with TrainingDiverged, which
+carries the `Divergence` (where, which seeds, the losses recorded so far): a sweep point's job writes it as
+its record instead of failing (workflow/scripts/train_ensemble.py).
 """
 
 from __future__ import annotations
@@ -30,7 +32,12 @@ log = logging.getLogger(__name__)
 
 class TrainingDiverged(FloatingPointError):
     """A recorded loss is NaN, infinite or over `DIVERGENCE_FACTOR` times the zero predictor's: the
-    message names the run (case, L, model), the seeds and the step."""
+    message names the run (case, L, model), the seeds and the step; `divergence` is the `Divergence` of
+    `train_ensemble`'s check (None where another training raises it)."""
+
+    def __init__(self, message: str, divergence: "Divergence | None" = None):
+        super().__init__(message)
+        self.divergence = divergence
 
 
 # A recorded loss over this many times the zero predictor's loss on the same split (the mean squared
@@ -206,19 +213,51 @@ class LossRecorder:
         })
 
 
+@dataclass(frozen=True)
+class Divergence:
+    """Where a training diverged: the step of its first diverged record, every seed's train and test loss
+    there, the zero predictor's on each split, and every record up to the check that found it."""
+
+    step: int
+    epoch: float  # step / steps per epoch
+    seeds: tuple[int, ...]
+    diverged: tuple[bool, ...]  # per seed: its loss on a split is not finite or over DIVERGENCE_FACTOR times the zero predictor's
+    losses: np.ndarray  # (2, S): train, test
+    zero_losses: np.ndarray  # (2,): train, test
+    recorded: pd.DataFrame  # LossRecorder.table: the losses recorded until training stopped
+
+    def table(self) -> pd.DataFrame:
+        """One row per seed: seed, status (`diverged`, or `stopped`: its own loss was healthy, but it trained
+        with seeds that diverged), step, epoch, train_loss, test_loss, zero_train_loss, zero_test_loss."""
+        return pd.DataFrame({
+            "seed": list(self.seeds),
+            "status": np.where(self.diverged, "diverged", "stopped"),
+            "step": self.step,
+            "epoch": self.epoch,
+            "train_loss": self.losses[0],
+            "test_loss": self.losses[1],
+            "zero_train_loss": self.zero_losses[0],
+            "zero_test_loss": self.zero_losses[1],
+        })
+
+
 def check_diverged(recorder: LossRecorder, run: str, seeds: list[int], steps_per_epoch: int) -> None:
     """Raise TrainingDiverged at the first diverged record since the last check (`LossRecorder.first_diverged`),
     naming the run, the seeds and the step: the seeds whose loss is not finite if there are any, else
-    those over `DIVERGENCE_FACTOR` times the zero predictor's loss, with the largest such loss."""
+    those over `DIVERGENCE_FACTOR` times the zero predictor's loss, with the largest such loss; with its
+    `Divergence`."""
     found = recorder.first_diverged()
     if found is None:
         return
     step, values, zero = found
+    healthy = torch.isfinite(values) & (values <= DIVERGENCE_FACTOR * zero.view(2, 1))  # as first_diverged decides
+    divergence = Divergence(step, step / steps_per_epoch, tuple(seeds), tuple((~healthy.all(dim=0)).tolist()),
+                            values.double().numpy(), zero.double().numpy(), recorder.table(seeds, steps_per_epoch))
     at = f"at step {step} (epoch {step / steps_per_epoch:.2f}); lower the learning rate or check the data"
     not_finite = ~torch.isfinite(values).all(dim=0)
     if bool(not_finite.any()):
         diverged = [seed for seed, bad in zip(seeds, not_finite.tolist()) if bad]
-        raise TrainingDiverged(f"{run}: the loss of seed(s) {diverged} is not finite {at}")
+        raise TrainingDiverged(f"{run}: the loss of seed(s) {diverged} is not finite {at}", divergence)
     ratios = values / zero.view(2, 1)
     over = (ratios > DIVERGENCE_FACTOR).any(dim=0)
     diverged = [seed for seed, bad in zip(seeds, over.tolist()) if bad]
@@ -226,7 +265,7 @@ def check_diverged(recorder: LossRecorder, run: str, seeds: list[int], steps_per
     raise TrainingDiverged(
         f"{run}: the loss of seed(s) {diverged} is over {DIVERGENCE_FACTOR:g} times the zero predictor's {at}: "
         f"seed {seeds[seed_index]}'s {('train', 'test')[split]} loss is {float(values[split, seed_index]):.4g}, "
-        f"the zero predictor's {float(zero[split]):.4g}")
+        f"the zero predictor's {float(zero[split]):.4g}", divergence)
 
 
 def train_step(model: EnsembleModel, optimizer: Adam, minibatch: MinibatchGather, index: torch.Tensor) -> None:

@@ -7,9 +7,10 @@ its block: ``case.`` (a key of the base case's block, its corruption's or its tr
 product, for every base case. Point i of sweep s on base case c is the derived case ``c.s<i>``: its
 block is c's with the point's case keys set, and it carries its own dataset, training and model
 settings, so that the shared stages (sample_prompts, train_ensemble, evaluate_bayes, evaluate_trained)
-train and score it as they do a configured case, with no code of their own. A point whose settings are
-exactly its base case's, on runs the config trains anyway, reads that case's tables instead
-(`shared_points`). docs/experiments.md has the details.
+train and score it as they do a configured case, with no code of their own; only its training params add
+`on_divergence: record` (`Point.training_params`), so that a training that diverges is a row of the
+sweep's table rather than a failed job. A point whose settings are exactly its base case's, on runs the
+config trains anyway, reads that case's tables instead (`shared_points`). docs/experiments.md has the details.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ class Point:
     @property
     def name(self) -> str:
         return point_name(self.base, self.sweep, self.index)
+
+    @property
+    def training_params(self) -> dict:
+        """The training params of its train_ensemble jobs: `training`, and `on_divergence: record`, so that a
+        training that diverges writes its record (icdenoise.records.trained.divergence) and the sweep's table
+        and figure show the point as diverged. A configured case's params have no such key: its training
+        fails the job (TrainingDiverged)."""
+        return {**self.training, "on_divergence": "record"}
 
 
 def point_name(base: str, sweep: str, index: int) -> str:

@@ -1,12 +1,40 @@
-"""Trained ensembles read back from the weights tables the shared training stage writes."""
+"""Trained ensembles read back from the weights tables the shared training stage writes, and the divergence
+record a sweep point's diverged training writes in their place."""
 
 from __future__ import annotations
 
+import os
+
+import pandas as pd
 import pyarrow.parquet as pq
 
 from icdenoise.maths.denoisers import TrainedEnsemble
 from icdenoise.maths.models import model_class
 from icdenoise.records.artifacts import read_metadata
+
+DIVERGED = "status"  # the column that tells a divergence record from a weights table, which has none
+
+
+def divergence(path: str | os.PathLike) -> pd.DataFrame | None:
+    """The divergence record at `path`, where rule train_ensemble wrote one in place of the weights (a sweep
+    point's training that diverged: icdenoise.maths.training.Divergence.table, with case, L and model), or
+    None for a weights table."""
+    if DIVERGED not in pq.read_schema(path).names:
+        return None
+    return pq.read_table(path).to_pandas()
+
+
+def read_trainings(paths) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(weights, divergences): the weights tables among `paths` stacked, and the divergence records stacked
+    (each an empty frame where there is none)."""
+    weights, diverged = [], []
+    for path in paths:
+        record = divergence(path)
+        if record is None:
+            weights.append(pd.read_parquet(path))
+        else:
+            diverged.append(record)
+    return tuple(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame() for frames in (weights, diverged))
 
 
 def load_trained(path, stage: str = "final") -> TrainedEnsemble:

@@ -1,7 +1,7 @@
 """A sweep's tidy table, against an independent computation on small synthetic tables: the ratio to the Bayes
 posterior mean on the same prompts, the learned scales as diagonal means oriented α ≥ 0, and the theory's
 β = 1/σ_z² and γ* = 1/(σ0²+σ_z²) where they apply; a point that shares its base case's jobs reads that case's
-rows under its own name."""
+rows under its own name; a diverged training keeps a row per seed that says where it diverged, with no number invented."""
 
 import numpy as np
 import pandas as pd
@@ -97,3 +97,49 @@ def test_a_shared_points_rows_are_those_it_would_have_under_its_own_name():
     pd.testing.assert_frame_equal(table, expected)
     linear = scores[(scores["case"] == "linear") & (scores["estimator"] == "linear")]["mse"].to_numpy()
     assert (table[(table["case"] == "linear.s2") & (table["model"] == "linear")]["mse"].to_numpy() == linear).all()
+
+
+def divergence_record(case, model, seeds):
+    """A divergence record as rule train_ensemble writes one: `seeds` gives each seed's (status, train loss, test loss), at step 4."""
+    return pd.DataFrame([dict(case=case, L=5, model=model, seed=seed, status=status, step=4, epoch=1.0, train_loss=train,
+                              test_loss=test, zero_train_loss=0.3, zero_test_loss=0.3)
+                         for seed, (status, train, test) in enumerate(seeds)])
+
+
+def test_a_diverged_training_is_a_row_per_seed_with_its_step_and_loss_and_no_invented_number():
+    """Point s1's softmax training diverged (seed 0 over the bound, seed 1 not finite): its rows keep the
+    point's swept value and closed form, say where it diverged and have no MSE, ratio or learned scale; every
+    other row is `trained`, with the numbers it has without any divergence."""
+    rng = np.random.default_rng(2)
+    bayes = pd.DataFrame({"case": ["linear.s0", "linear.s1"], "estimator": ["oracle", "oracle"], "mse": [0.2, 0.6]})
+    scores = pd.DataFrame([dict(case=case, estimator=model, seed=seed, mse=rng.uniform(0.5, 1), sem=0.01)
+                           for case in ("linear.s0", "linear.s1") for model in MODELS for seed in (0, 1)
+                           if (case, model) != ("linear.s1", "softmax")])
+    frame = weights(rng)
+    frame = frame[~((frame["case"] == "linear.s1") & (frame["model"] == "softmax"))]
+    diverged = divergence_record("linear.s1", "softmax", [("diverged", 75.0, 80.0), ("diverged", np.nan, 3.0)])
+    table = sweep_table("s", points(), bayes, scores, frame, diverged)
+    assert len(table) == 8
+    rows = table[table["status"] != "trained"].set_index("seed")
+    assert (rows["case"] == "linear.s1").all() and (rows["model"] == "softmax").all() and (rows["status"] == "diverged").all()
+    assert rows["divergence_step"].tolist() == [4, 4]
+    assert rows.loc[0, "divergence_loss"] == 80.0 and np.isnan(rows.loc[1, "divergence_loss"])  # the larger loss; NaN wins
+    assert rows[["mse", "sem", "ratio_to_bayes", "alpha", "beta", "gamma"]].isna().all().all()
+    assert (rows["bayes_mse"] == 0.6).all() and (rows["case.corruption.sigma_z_sq"] == 2.0).all()
+    healthy = table[table["status"] == "trained"]
+    expected = sweep_table("s", points(), bayes, scores, frame)  # the same tables without the record
+    pd.testing.assert_frame_equal(healthy.reset_index(drop=True), expected)
+    assert healthy["divergence_step"].isna().all() and healthy["divergence_loss"].isna().all()
+
+
+def test_a_sweep_whose_every_training_diverged_still_has_its_table():
+    points_ = points()[:1]
+    bayes = pd.DataFrame({"case": ["linear.s0"], "estimator": ["oracle"], "mse": [0.2]})
+    scores = pd.DataFrame({"case": pd.Series(dtype=object), "estimator": pd.Series(dtype=object), "seed": pd.Series(dtype="int64"),
+                           "mse": pd.Series(dtype=float), "sem": pd.Series(dtype=float)})
+    diverged = pd.concat([divergence_record("linear.s0", model, [("stopped", 1.0, 1.0), ("diverged", np.inf, 1.0)])
+                          for model in MODELS], ignore_index=True)
+    table = sweep_table("s", points_, bayes, scores, pd.DataFrame(), diverged)
+    assert table[["model", "seed", "status"]].values.tolist() == [
+        ["linear", 0, "stopped"], ["linear", 1, "diverged"], ["softmax", 0, "stopped"], ["softmax", 1, "diverged"]]
+    assert table["mse"].isna().all() and table["divergence_loss"].tolist() == [1.0, np.inf, 1.0, np.inf]

@@ -147,6 +147,33 @@ def test_a_learning_rate_of_10_fails_at_the_record_where_the_loss_blows_up(split
         train_ensemble(LinearAttention.initialise([0, 1], 4), *splits, [0, 1], settings, torch.device("cpu"), run="case x, model y")
 
 
+def test_the_divergence_carries_its_step_every_seeds_losses_and_the_records_so_far(splits):
+    """The exception of lr = 10 carries its `Divergence`: step 4 (epoch 1), both seeds diverged, their losses
+    there equal to the recorded ones, which stop at the check that found it."""
+    from icdenoise.maths.training import DIVERGENCE_FACTOR, TrainingDiverged
+
+    settings = TrainingSettings(epochs=5, batch_size=10, lr=10.0, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+    with pytest.raises(TrainingDiverged) as raised:
+        train_ensemble(LinearAttention.initialise([0, 1], 4), *splits, [0, 1], settings, torch.device("cpu"), run="case x, model y")
+    divergence = raised.value.divergence
+    assert (divergence.step, divergence.epoch, divergence.seeds) == (4, 1.0, (0, 1))
+    table = divergence.table()
+    assert table["status"].tolist() == ["diverged", "diverged"] and (table["step"] == 4).all()
+    at_step = divergence.recorded[divergence.recorded["step"] == 4].pivot(index="seed", columns="split", values="mse")
+    np.testing.assert_array_equal(table[["train_loss", "test_loss"]].to_numpy(), at_step[["train", "test"]].to_numpy())
+    assert (table["train_loss"] > DIVERGENCE_FACTOR * table["zero_train_loss"]).all()
+    assert divergence.recorded["step"].max() == 4  # 5 steps an epoch, recorded every 4; the check after epoch 1 found it
+
+
+def test_a_seed_that_stayed_healthy_beside_a_diverged_one_is_stopped_not_diverged(splits):
+    from icdenoise.maths.training import TrainingDiverged
+
+    with pytest.raises(TrainingDiverged) as raised:
+        train_ensemble(scaled_second_seed(100.0), *splits, [0, 1], TINY_STEPS, torch.device("cpu"), run="case x, L = 20, model y")
+    table = raised.value.divergence.table()
+    assert table[["seed", "status", "step"]].values.tolist() == [[0, "stopped", 0], [1, "diverged", 0]]
+
+
 def test_a_loss_tens_of_times_the_zero_predictors_trains_on_with_its_numbers_unchanged(splits):
     """Below the factor nothing stops: seed 1 starts at over 10 times the zero predictor's loss (healthy runs
     of the repo's configs stay below 3), and seed 0's losses are those it has when trained alone."""

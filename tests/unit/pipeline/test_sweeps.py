@@ -38,6 +38,14 @@ def test_each_point_sets_its_keys_in_its_own_copy_of_each_block(config):
     assert sizing["cases"]["gmm.mix1"] == point.case and sizing["training"]["epochs"]["gmm.mix1"] == 200
 
 
+def test_a_points_training_jobs_record_a_divergence_and_its_settings_stay_those_of_its_block(config):
+    """A point's train_ensemble params add `on_divergence: record` to its training block, which keeps only
+    settings (so that a point at its base case's settings still shares that case's jobs)."""
+    config["sweeps"] = {"lr": {"cases": ["gmm"], "models": ["softmax"], "seeds": [0], "grid": {"training.lr": [0.1]}}}
+    point = sweep_points(config)["gmm.lr0"]
+    assert point.training_params == {**point.training, "on_divergence": "record"} and "on_divergence" not in point.training
+
+
 def test_a_model_key_is_set_in_each_swept_models_block(config):
     config["models"]["stacked"] = {"architecture": "stacked_self_attention", "layers": 2}
     config["sweeps"] = {"depth": {"cases": ["alltoken_mixture"], "models": ["stacked"], "seeds": [0], "grid": {"model.layers": [1, 3]}}}

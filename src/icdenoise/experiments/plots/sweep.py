@@ -1,6 +1,8 @@
 """A sweep's figure, from its tidy table (icdenoise.experiments.sweep_table): one column per base case;
 rows MSE/n with the Bayes line, the ratio to Bayes, and the learned α, β and γ = α·β with the theory's
-lines where it predicts them, each against the swept value."""
+lines where it predicts them, each against the swept value. A point whose training diverged (status other
+than `trained`) has no value: it is drawn as a cross at the top of each panel, in its model's colour, with
+the step of the divergence in the first row."""
 
 from __future__ import annotations
 
@@ -34,10 +36,28 @@ def _wide(values: pd.Series) -> bool:
 
 def _summary(rows: pd.DataFrame, column: str, spread: str | None) -> pd.DataFrame:
     """Mean and standard deviation at each x: over the spread key's values (each first averaged over the
-    seeds), or over the seeds when there is no spread key."""
+    seeds), or over the seeds when there is no spread key; NaN at an x where a row has none (a diverged
+    training), never a mean of the rest."""
+    missing = rows[column].isna().groupby(rows["x"]).any()
     if spread is not None:
         rows = rows.groupby(["x", spread], sort=True)[column].mean().reset_index()
-    return rows.groupby("x", sort=True)[column].agg(["mean", "std", "size"])
+    summary = rows.groupby("x", sort=True)[column].agg(["mean", "std", "size"])
+    summary.loc[missing[missing].index, ["mean", "std"]] = float("nan")
+    return summary
+
+
+def _mark_diverged(ax, lines: pd.DataFrame, style: dict, label: str, first_row: bool) -> None:
+    """A cross at the top of the panel at each x where a training of `lines` diverged; in the first row, the
+    step(s) of the divergence beside it."""
+    diverged = lines[lines["status"] != "trained"]
+    for x, rows in diverged.groupby("x", sort=True):
+        ax.plot([x], [0.93], transform=ax.get_xaxis_transform(), marker="x", linestyle="none", color=style["color"],
+                markersize=7, markeredgewidth=1.5, clip_on=False, label=f"{label}: diverged in training")
+        label = None
+        if first_row:
+            steps = ", ".join(str(step) for step in sorted(rows["divergence_step"].dropna().unique()))
+            ax.annotate(f"diverged\nstep {steps}", (x, 0.93), xycoords=ax.get_xaxis_transform(), xytext=(0, -5),
+                        textcoords="offset points", ha="center", va="top", fontsize=6, color=style["color"])
 
 
 def render(tables: dict[str, pd.DataFrame], name: str, keys: list[str], spread: str | None = None):
@@ -49,7 +69,7 @@ def render(tables: dict[str, pd.DataFrame], name: str, keys: list[str], spread: 
     table["x"], labels = _positions(table[x])
     others = [key for key in keys if key not in (x, spread)]
     bases = list(dict.fromkeys(table["base"]))
-    rows = [row for row in ROWS if table[row[0]].notna().any()]
+    rows = [row for index, row in enumerate(ROWS) if index == 0 or table[row[0]].notna().any()]
     figure, axes = start_figure(len(rows), len(bases), figsize=(max(3.6 * len(bases), 5.2), 2.3 * len(rows)), squeeze=False,
                                 sharex="col")
     over = f"{spread} values" if spread else "training seeds"
@@ -59,10 +79,12 @@ def render(tables: dict[str, pd.DataFrame], name: str, keys: list[str], spread: 
             ax = axes[row_index, column_index]
             for (model, *other), lines in of_base.groupby(["model", *others], sort=False):
                 style = model_style(model)
+                suffix = "".join(f", {key} = {value}" for key, value in zip(others, other))
+                if row_index == 0 or lines[column].notna().any():  # a model without this quantity: in the first row only
+                    _mark_diverged(ax, lines, style, f"{style['label']}{suffix}", row_index == 0)
                 summary = _summary(lines, column, spread)
                 if summary["mean"].isna().all():
                     continue
-                suffix = "".join(f", {key} = {value}" for key, value in zip(others, other))
                 ax.errorbar(summary.index, summary["mean"], yerr=summary["std"].fillna(0.0), marker=style["marker"],
                             color=style["color"], capsize=3, markersize=4, label=f"{style['label']}{suffix}")
             if reference is not None and of_base[reference].notna().any():
@@ -87,7 +109,8 @@ def render(tables: dict[str, pd.DataFrame], name: str, keys: list[str], spread: 
             if column_index == 0:
                 ax.legend(fontsize=6.5)
     seeds = table["seed"].nunique()
-    figure.suptitle(f"Sweep {name}: against {x}\nmean ± s.d. over {over}; {seeds} training seeds per point", fontsize=10)
+    diverged = "\n× : training diverged, no trained model and no value" if (table["status"] != "trained").any() else ""
+    figure.suptitle(f"Sweep {name}: against {x}\nmean ± s.d. over {over}; {seeds} training seeds per point{diverged}", fontsize=10)
     figure.tight_layout()
     return figure
 
