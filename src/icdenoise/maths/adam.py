@@ -32,6 +32,20 @@ class Adam:
         for parameter in self.parameters:
             parameter.grad = None
 
+    def state(self) -> dict:
+        """What continues the run where it is (a checkpoint): the learning rate, the step count and both moments."""
+        return {"lr": self.lr, "steps": self.steps, "first_moments": [first.detach().cpu().clone() for first in self.first_moments],
+                "second_moments": [second.detach().cpu().clone() for second in self.second_moments]}
+
+    @torch.no_grad()
+    def load_state(self, state: dict) -> None:
+        """Continue from `state` (`state`); the moments are copied into the tensors there are, which keep their
+        addresses (a captured CUDA graph reads them)."""
+        self.lr, self.steps = state["lr"], state["steps"]
+        for tensors, saved in ((self.first_moments, state["first_moments"]), (self.second_moments, state["second_moments"])):
+            for tensor, value in zip(tensors, saved, strict=True):
+                tensor.copy_(value)
+
     def decay(self, factor: float) -> None:
         """Multiply the learning rate by `factor` (MultiStepLR multiplies the current rate, not the first)."""
         self.lr = self.lr * factor

@@ -163,6 +163,17 @@ class LossRecorder:
         with torch.no_grad():  # (2,): the zero predictor's loss on each split, the scale of `first_diverged`
             self.zero_losses = torch.stack([split.target.square().mean() for _, split in self.splits])
 
+    def state(self) -> dict:
+        """The records so far, scored or not (a checkpoint): scoring the pending snapshots early would change how
+        they are stacked, and so the rounding of their losses."""
+        return {"steps": list(self.steps), "losses": [loss.cpu() for loss in self.losses], "checked": self.checked,
+                "pending": [{name: value.cpu() for name, value in snapshot.items()} for snapshot in self.pending]}
+
+    def load_state(self, state: dict) -> None:
+        self.steps, self.checked = list(state["steps"]), state["checked"]
+        self.losses = [loss.to(self.device) for loss in state["losses"]]
+        self.pending = [{name: value.to(self.device) for name, value in snapshot.items()} for snapshot in state["pending"]]
+
     def record(self, step: int) -> None:
         self.steps.append(step)
         self.pending.append(self.model.snapshot())
@@ -268,6 +279,14 @@ def check_diverged(recorder: LossRecorder, run: str, seeds: list[int], steps_per
         f"the zero predictor's {float(zero[split]):.4g}", divergence)
 
 
+def progress(step: int, first: int, total: int, elapsed: float) -> str:
+    """A log line's progress: `step` of `total`, the steps a second since `first` (where this process started)
+    `elapsed` seconds ago, and the time left at that rate."""
+    rate = (step - first) / elapsed if elapsed > 0 else 0.0
+    left = f"{(total - step) / rate:.0f} s left" if rate > 0 else "time left unknown"
+    return f"step {step} of {total}, {rate:.0f} steps/s, {left}"
+
+
 def train_step(model: EnsembleModel, optimizer: Adam, minibatch: MinibatchGather, index: torch.Tensor) -> None:
     """One Adam step of every seed on its own minibatch (`index`: (S, B) prompt indices) of the mean loss."""
     optimizer.zero_grad()
@@ -283,10 +302,14 @@ def train_ensemble(
     settings: TrainingSettings,
     device: torch.device,
     run: str = "training",
+    checkpoint=None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Train every seed's model on the same data; return (losses, weights) in long format.
 
-    `run` names the run in logs and errors. A recorded loss that is not finite, or over
+    `run` names the run in logs and errors. `checkpoint` (an icdenoise.pipeline.checkpoints.Checkpoint, or None):
+    the run continues from its saved state, and saves at the end of an epoch when it is due (the parameters,
+    Adam's state, the epoch, the step and the records: the minibatch orders follow from the seeds), with the
+    same numbers as a run that was never stopped. A recorded loss that is not finite, or over
     `DIVERGENCE_FACTOR` times the zero predictor's, stops training with TrainingDiverged, naming the
     run, the seeds and the step of the record (checked every tenth of the epochs, where the progress is
     logged, and at the end). losses: `LossRecorder.table`; weights: the model's `to_frame` of the
@@ -307,9 +330,17 @@ def train_ensemble(
     minibatch = MinibatchGather(train_features, train.query, train.target)
 
     started = time.perf_counter()
-    step = 0
-    recorder.record(step)
-    for epoch in range(settings.epochs):
+    step, first_epoch = 0, 0
+    saved = checkpoint.resume() if checkpoint is not None else None
+    if saved is None:
+        recorder.record(step)
+    else:
+        model.load_state_dict(saved["model"])
+        optimizer.load_state(saved["optimizer"])
+        recorder.load_state(saved["recorder"])
+        step, first_epoch = saved["step"], saved["epoch"]
+    total, first_step = settings.epochs * steps_per_epoch, step
+    for epoch in range(first_epoch, settings.epochs):
         for batch in range(steps_per_epoch):
             train_step(model, optimizer, minibatch, orders[epoch, :, batch * settings.batch_size : (batch + 1) * settings.batch_size])
             step += 1
@@ -320,11 +351,16 @@ def train_ensemble(
         if (epoch + 1) % max(1, settings.epochs // 10) == 0 or epoch + 1 == settings.epochs:
             check_diverged(recorder, run, seeds, steps_per_epoch)
             train_loss, test_loss = recorder.losses[-1]
+            elapsed = time.perf_counter() - started
             log.info(
-                "%s: epoch %d/%d, step %d, mean over %d seeds: train loss %.4f, test loss %.4f (%.1fs)",
-                run, epoch + 1, settings.epochs, step, len(seeds),
-                train_loss.mean().item(), test_loss.mean().item(), time.perf_counter() - started,
+                "%s: epoch %d/%d, %s, mean over %d seeds: train loss %.4f, test loss %.4f (%.1fs)",
+                run, epoch + 1, settings.epochs, progress(step, first_step, total, elapsed), len(seeds),
+                train_loss.mean().item(), test_loss.mean().item(), elapsed,
             )
+        if checkpoint is not None and epoch + 1 < settings.epochs and checkpoint.due(step):
+            checkpoint.save(step, total, {"model": {name: value.detach().cpu().clone() for name, value in model.state_dict().items()},
+                                          "optimizer": optimizer.state(), "recorder": recorder.state(),
+                                          "step": step, "epoch": epoch + 1})
     if step % settings.record_every != 0:
         recorder.record(step)
     check_diverged(recorder, run, seeds, steps_per_epoch)

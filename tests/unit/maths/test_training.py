@@ -183,3 +183,51 @@ def test_a_loss_tens_of_times_the_zero_predictors_trains_on_with_its_numbers_unc
     assert (losses["mse"] / zero)[losses["seed"] == 1].max() > 10
     alone, _ = train_ensemble(LinearAttention.initialise([0], 4), *splits, [0], TINY_STEPS, torch.device("cpu"))
     np.testing.assert_allclose(losses[losses["seed"] == 0]["mse"], alone["mse"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("model", ["linear", "softmax"])
+def test_a_run_stopped_and_resumed_gives_the_uninterrupted_runs_tables_bit_for_bit(splits, model, tmp_path):
+    """Stopped by its time budget at the first epoch's end, saved, and continued by a second start; then stopped
+    every 3 epochs: both continue to the same tables as a run that never stopped (the records pending scoring
+    and Adam's moments included), and the finished run leaves no checkpoint."""
+    from icdenoise.pipeline.checkpoints import Checkpoint, Stopped
+
+    settings = TrainingSettings(epochs=20, batch_size=10, lr=0.01, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=3)
+    reference = train_model(model, splits, [0, 1], settings)
+    for every in (None, 3):
+        path = tmp_path / f"run-{every}.checkpoint"
+        stops = 0
+        while True:
+            checkpoint = Checkpoint(path, {"run": "test"}, every_s=None, every_steps=every, budget_s=0.0)
+            try:
+                result = train_ensemble(MODELS[model].initialise([0, 1], 4), *splits, [0, 1], settings,
+                                        torch.device("cpu"), checkpoint=checkpoint)
+            except Stopped as stopped:
+                checkpoint.close()
+                stops += 1
+                assert "run the same command to continue" in str(stopped) and path.is_file()
+                continue
+            checkpoint.finish()
+            break
+        assert stops == settings.epochs - 1  # a stop at every epoch's end but the last
+        assert not path.exists()
+        for a, b in zip(reference, result):
+            pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_a_checkpoint_of_another_job_is_refused_with_the_reason(splits, tmp_path, caplog):
+    from icdenoise.pipeline.checkpoints import Checkpoint, Stopped
+
+    settings = TrainingSettings(epochs=4, batch_size=10, lr=0.01, lr_decay_at=(0.8, 0.9), lr_decay_factor=0.1, record_every=4)
+    path = tmp_path / "job.checkpoint"
+    mine = {"rule": "train", "wildcards": {"case": "a"}, "params": {"lr": 0.01}, "inputs": {"data.parquet": "1" * 64}}
+    checkpoint = Checkpoint(path, mine, every_s=None, budget_s=0.0)
+    with pytest.raises(Stopped):
+        train_ensemble(LinearAttention.initialise([0], 4), *splits, [0], settings, torch.device("cpu"), checkpoint=checkpoint)
+    checkpoint.close()
+    other = {**mine, "params": {"lr": 0.02}, "inputs": {"data.parquet": "2" * 64}}
+    refused = Checkpoint(path, other, every_s=None)
+    with caplog.at_level("WARNING"):
+        assert refused.resume() is None
+    refused.close()
+    assert "belongs to another job (params differ; input data.parquet changed)" in caplog.text

@@ -1,0 +1,165 @@
+"""Checkpoints of long training jobs: a job saves its whole state now and then, stops cleanly on a signal or when
+its time budget is spent, and the same command continues it where it stopped, bit for bit (docs/experiments.md).
+
+How a job runs, not what it computes: the settings are the config's ``execution.checkpoint`` block (`settings`),
+read by the job itself, never a param, so they re-run nothing and re-register no claim. A training loop that can
+run long takes a `Checkpoint` (or None, and then it runs as it always did) and
+
+- at its start, calls `resume()`: the state it saved last, or None (no checkpoint, or one refused because it
+  belongs to other inputs, params or code: the reason is logged and the job starts from step 0);
+- at each point where its whole state can be taken (an epoch's end, a chunk's start), asks `due(step)` and, if
+  so, calls `save(step, total, state)`. The state is the loop's own: the model, the optimiser, every random
+  generator the rest of the run draws from, the step and the records so far. `save` writes the file and renames
+  it into place (never a half-written checkpoint), and raises `Stopped` after saving when a stop was asked:
+  SIGTERM, SIGINT, SIGUSR1 (what SLURM sends before a time limit, ``--signal``) or the time budget;
+- at its end, calls `finish()`, which removes the file.
+
+The file lies beside the job's first output, hidden (``.<name>.checkpoint``): Snakemake deletes a failed job's
+outputs, never that file, so the next run of the same job finds it. It records the job's identity (`identity`:
+the rule, its wildcards and params, and the sha256 of every input file, its code included) and is used only by a
+job with the same identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+FORMAT = 1  # bump when the saved payload changes shape
+SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)
+DEFAULTS = {"every_s": 600.0, "every_steps": None, "budget_s": None}
+
+
+class Stopped(RuntimeError):
+    """The job saved its state and stops before its end; running the same command continues it."""
+
+
+def settings(execution: dict) -> dict:
+    """The ``execution.checkpoint`` block with its defaults: every_s (save at most this often, in seconds),
+    every_steps (and at least every this many steps; None: by time only), budget_s (stop after this many seconds
+    of training, saved; None: no budget)."""
+    return {**DEFAULTS, **(execution.get("checkpoint") or {})}
+
+
+def _digest_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(2**20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def identity(rule: str, wildcards: dict, params: dict, inputs: list[str]) -> dict:
+    """What a checkpoint belongs to: the rule, its wildcards, its params (as JSON) and each input file's sha256 (its
+    tables and its code files alike)."""
+    files = sorted({str(path) for path in inputs if Path(path).is_file()})
+    return {"rule": rule, "wildcards": {key: str(value) for key, value in sorted(wildcards.items())},
+            "params": json.loads(json.dumps(params, sort_keys=True, default=repr)),
+            "inputs": {path: _digest_file(Path(path)) for path in files}}
+
+
+def differences(saved: dict, current: dict) -> list[str]:
+    """What differs between two identities, in words."""
+    found = [f"{key} differ" for key in ("rule", "wildcards", "params") if saved.get(key) != current.get(key)]
+    saved_inputs, inputs = saved.get("inputs", {}), current.get("inputs", {})
+    for path in sorted(saved_inputs.keys() | inputs.keys()):
+        if saved_inputs.get(path) != inputs.get(path):
+            found.append(f"input {path} " + ("changed" if path in saved_inputs and path in inputs else
+                                             "is new" if path in inputs else "is gone"))
+    return found
+
+
+@dataclass
+class Checkpoint:
+    """One job's checkpoint file (`path`) and when to save to it; see the module's docstring."""
+
+    path: Path
+    identity: dict
+    every_s: float | None = DEFAULTS["every_s"]
+    every_steps: int | None = DEFAULTS["every_steps"]
+    budget_s: float | None = DEFAULTS["budget_s"]
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger(__name__))
+
+    def __post_init__(self):
+        self.path = Path(self.path)
+        self.started = self.last_save = time.monotonic()
+        self.last_step: int | None = None
+        self.stop_reason: str | None = None
+        self._previous: dict = {}
+        for number in SIGNALS:
+            try:
+                self._previous[number] = signal.signal(number, self._on_signal)
+            except ValueError:  # not the main thread: no handler, the budget still applies
+                break
+
+    @classmethod
+    def for_job(cls, snakemake, log: logging.Logger) -> "Checkpoint":
+        """The checkpoint of a Snakemake job (its `snakemake` object), with the config's ``execution.checkpoint``."""
+        first = Path(snakemake.output[0])
+        found = settings(snakemake.config.get("execution", {}))
+        params = {key: value for key, value in snakemake.params.items()}
+        return cls(first.parent / f".{first.name}.checkpoint",
+                   identity(snakemake.rule, dict(snakemake.wildcards.items()), params, list(snakemake.input)),
+                   found["every_s"], found["every_steps"], found["budget_s"], log)
+
+    def _on_signal(self, number, frame) -> None:
+        self.stop_reason = f"{signal.Signals(number).name} received"
+
+    def resume(self) -> dict | None:
+        """The saved state of this job, or None (no file, or a file of another job: refused, with the reason)."""
+        if not self.path.is_file():
+            return None
+        try:
+            payload = torch.load(self.path, map_location="cpu", weights_only=True)
+        except Exception as error:  # a file that cannot be read is refused like a foreign one
+            self.log.warning("checkpoint %s refused: it cannot be read (%s); starting from step 0", self.path, error)
+            return None
+        if payload.get("format") != FORMAT or payload.get("identity") != self.identity:
+            reasons = differences(payload.get("identity", {}), self.identity) or ["its format differs"]
+            self.log.warning("checkpoint %s refused: it belongs to another job (%s); starting from step 0",
+                             self.path, "; ".join(reasons))
+            return None
+        self.last_step = payload["step"]
+        self.log.info("resuming from the checkpoint at step %d of %d (%s)", payload["step"], payload["total"], self.path)
+        return payload["state"]
+
+    def due(self, step: int) -> bool:
+        """Whether to save at `step`: a stop was asked (a signal, the budget spent) or an interval has passed."""
+        now = time.monotonic()
+        if self.stop_reason is None and self.budget_s is not None and now - self.started >= self.budget_s:
+            self.stop_reason = f"the time budget of {self.budget_s:g} s (execution.checkpoint.budget_s) is spent"
+        if self.stop_reason is not None:
+            return True
+        if self.every_steps is not None and step - (self.last_step or 0) >= self.every_steps:
+            return True
+        return self.every_s is not None and now - self.last_save >= self.every_s
+
+    def save(self, step: int, total: int, state: dict) -> None:
+        """Write `state` at `step` (of `total`) atomically; raise `Stopped` afterwards if a stop was asked."""
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        torch.save({"format": FORMAT, "identity": self.identity, "step": step, "total": total, "state": state}, temporary)
+        os.replace(temporary, self.path)
+        self.last_save, self.last_step = time.monotonic(), step
+        self.log.info("checkpoint saved at step %d of %d (%s)", step, total, self.path)
+        if self.stop_reason is not None:
+            raise Stopped(f"checkpointed at step {step} of {total} ({self.stop_reason}); run the same command to continue")
+
+    def finish(self) -> None:
+        """The job is done: remove the checkpoint and put the signal handlers back."""
+        self.path.unlink(missing_ok=True)
+        self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)
+        self.close()
+
+    def close(self) -> None:
+        """Put the signal handlers back (the file stays)."""
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous = {}
