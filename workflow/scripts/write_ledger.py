@@ -2,8 +2,10 @@
 (icdenoise.records.claims; the study's claims module, its claims block and the settings its claims depend
 on are the rule's params), each claim's definition (with its code and its study's, as syntax) looked up in
 config/claims.lock and its git history (icdenoise.records.registration) or, for a study outside this package, in
-the study's own claims.lock (icdenoise.records.study_locks), each row registered or not, and the Markdown as an
-HTML page for the report (icdenoise.records.ledger_text, icdenoise.records.pages)."""
+the study's own claims.lock (icdenoise.records.study_locks), each row registered or not, each claim's history in git
+(when its bound and deciding settings took their current values, its first committed result, and so whether it is
+confirmatory: icdenoise.records.history), and the Markdown as an HTML page for the report
+(icdenoise.records.ledger_text, icdenoise.records.pages)."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -17,9 +19,10 @@ from icdenoise.pipeline.joblog import start_job
 from icdenoise.pipeline.registry import load_studies
 from icdenoise.records.artifacts import git_state, read_frames, read_metadata, write_job_parquet, write_text
 from icdenoise.records.claims import ledger
+from icdenoise.records.history import ledger_history, with_history
 from icdenoise.records.ledger_text import headline, markdown
 from icdenoise.records.pages import markdown_page
-from icdenoise.records.registration import registration, study_digests
+from icdenoise.records.registration import registration, repository, study_digests
 from icdenoise.records.study_locks import study_registration
 
 log = start_job(snakemake)
@@ -40,10 +43,13 @@ if study.own_lock is None:
 else:
     rows = study_registration(study.own_lock, digests, git_state(), provenance, workflow=workflow_dir)
 table = ledger(claims.CLAIMS, frames, params.claims, rows)
+config_files = [entry["file"] for entry in params.config_sources["files"]]
+table = with_history(table, ledger_history(repository(workflow_dir), study, config_files, params.registered_as))
 write_job_parquet(table, snakemake.output.table, snakemake)
 appendix = claims.markdown_appendix(**params.appendix) if hasattr(claims, "markdown_appendix") else ""
 text = markdown(table, params.title, f"snakemake {params.study}", params.config_sources) + appendix
 write_text(snakemake.output.text, text)
 write_text(snakemake.output.page, markdown_page(text, f"Claims ledger: {params.title}"))
 log.info("%s\n%s", headline(table), table[["claim", "paper_value", "ours_mean", "interval_low", "interval_high", "verdict",
-                                              "defined_in", "registered"]].to_string(index=False))
+                                              "defined_in", "registered", "first_written", "first_result",
+                                              "confirmatory"]].to_string(index=False))

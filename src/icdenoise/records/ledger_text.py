@@ -167,8 +167,10 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         f"Built by `{built_by}` from the pipeline's Parquet tables. Each tolerance and inconclusive rule is fixed in "
         "config/claims.lock before its result; the verdict says where a row is not registered, and the table "
         "`Registration` below gives each claim's: the commit that registered its definition (`defined in`), the "
-        "commit this ledger was built at, with the devices its training jobs ran on where they record one "
-        "(`built from`), and whether the row is citable (docs/claims.md).",
+        "commits where its bound and deciding settings took their current values (`first written`) and where a "
+        "result of it was first committed (`first result`), read from git (a claim whose settings do not predate "
+        "its first result is exploratory), the commit this ledger was built at, with the devices its training jobs "
+        "ran on where they record one (`built from`), and whether the row is citable (docs/claims.md).",
         "",
         built_from(sources),
         "",
@@ -184,7 +186,9 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {paper} | "
                      f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
                      f"{markdown_cell(row.inconclusive_rules or 'never')} |")
-    lines += ["", "## Registration", "", f"| claim | defined in | built from | {hyphenated('reg-is-tra-tion')} |", "|---|---|---|---|"]
-    lines += [f"| `{row.claim}` | {markdown_cell(row.defined_in)} | {markdown_cell(row.built_from)} | "
+    lines += ["", "## Registration", "", f"| claim | defined in | first written | first result | built from | "
+              f"{hyphenated('reg-is-tra-tion')} |", "|---|---|---|---|---|---|"]
+    lines += [f"| `{row.claim}` | {markdown_cell(row.defined_in)} | {markdown_cell(getattr(row, 'first_written', '—'))} | "
+              f"{markdown_cell(getattr(row, 'first_result', '—'))} | {markdown_cell(row.built_from)} | "
               f"{markdown_cell(row.registration)} |" for row in table.itertuples()]
     return "\n".join(lines + [""] + conclusions(table))

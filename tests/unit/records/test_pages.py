@@ -55,6 +55,7 @@ def test_a_ledger_page_has_a_row_per_claim_with_its_cells():
         "verdict": ["PASS", "FAIL"], "why_inconclusive": ["", ""], "defined_in": ["abc1234", "unknown"],
         "built_from": ["def5678 (clean)", "unknown"], "registered": [True, False],
         "registration": ["registered", "not registered: no registration was looked up"],
+        "first_written": ["0123abc", "unknown"], "first_result": ["none", "unknown"],
     })
     text = markdown(table, "A study", "snakemake a", {"run": "paper", "files": [{"file": "config/config.yaml", "sha256": "0" * 64}], "merged_sha256": "1" * 64})
     page = parsed(markdown_page(text, "A study"))
@@ -68,9 +69,9 @@ def test_a_ledger_page_has_a_row_per_claim_with_its_cells():
     assert [name.replace("\u00ad", "") for name in header] == ["claim", "where", "statement", "paper value or bound", "ours", "test",
                                                                  "verdict", "why this tolerance", "inconclusive when"]
     assert header[8] == "in\u00adcon\u00adclu\u00adsive when"  # a narrow page may break a long header word between syllables only
-    assert registration == [["claim", "defined in", "built from", "reg\u00adis\u00adtra\u00adtion"],
-                            ["a_claim", "abc1234", "def5678 (clean)", "registered"],
-                            ["b_claim", "unknown", "unknown", "not registered: no registration was looked up"]]
+    assert registration == [["claim", "defined in", "first written", "first result", "built from", "reg\u00adis\u00adtra\u00adtion"],
+                            ["a_claim", "abc1234", "0123abc", "none", "def5678 (clean)", "registered"],
+                            ["b_claim", "unknown", "unknown", "unknown", "unknown", "not registered: no registration was looked up"]]
 
 
 def test_text_is_escaped_and_paragraphs_and_lists_are_kept():

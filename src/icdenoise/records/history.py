@@ -1,0 +1,568 @@
+"""The history in a ledger row: when a claim's bound and deciding settings took their current values, when a result
+of it was first committed, and so whether the claim was confirmatory (its test fixed before any result of it was
+seen), all read from git history by code.
+
+What a claim's verdict reads ("its values"), in the merged config of its run (config/config.yaml, then the run's own
+config file merged over it as ``snakemake --configfile`` merges one, ``snakemake.utils.update_config``):
+
+- its **bound**: its block ``<study>.claims.<claim>`` (source value, comparison, tolerance, inconclusive rules, names,
+  ``no_verdict``, its own settings such as seeds), less the `ANNOTATIONS` that only label its ledger row
+  (``tolerance_reason``, ``exploratory``, ``self_check``, ``implied_by``, ``superseded_by``: no verdict reads them);
+- its **deciding settings**: the sub-blocks of ``<study>`` that its registry entry names in ``Claim.needs`` (e.g.
+  ``onelayer.fig3``), or, where it names none, the whole block ``<study>`` without its ``claims``; and every shared
+  top-level block the study declares (``Study.shared_settings``, e.g. ``cases``, ``training``).
+
+Which blocks those are is read from today's registry and study, for every commit. A file that git does not hold at a
+commit, or a block it does not hold, is absent there; a run's own file that does not exist yet merges nothing (the
+run then reads config/config.yaml's values, as an empty ``--configfile`` would); a file that does not parse counts as
+absent. Comments and key order never count, and neither does how a job runs: a key that today's ``execution`` block
+holds at the same path (``execution.training.threads`` for ``training.threads``) counts at no commit, so the devices,
+threads, chunk sizes and cluster requests that once stood in the science blocks are no deciding settings.
+
+The four columns, for one claim of one run:
+
+- ``first_written``: the oldest commit of the final unchanged stretch of its values. The commits that touched the
+  run's config files are walked newest first, in git's topological order (``git log --topo-order -- <files>``), and
+  the walk stops at the first whose values differ from HEAD's; the commit before it (newer) is the answer. A value
+  changed and changed back therefore dates from the change back, not from its first appearance. Where two branches
+  were merged, the stretch is taken along that topological order: the commit of a branch, or the merge, whichever
+  git lists first.
+- ``first_result``: the first commit (in topological order) that holds a result of the claim in this run:
+  1. its snapshot ``docs/ledgers/<run>/<study>.csv`` (``<run>`` is ``default`` for config/config.yaml's run) has a
+     row for the claim; or
+  2. its study's results docs (``Study.results_docs``, default ``docs/<study>.md``) mention the claim's id, as a
+     whole word, in their prose: the text outside HTML comments, so that a results marker
+     (``<!-- ledger-claim: SNAPSHOT CLAIM -->``) whose snapshot does not exist yet is no result, while a rendered
+     ledger block's table, or a number written by hand beside the id before the snapshots existed, is. Any mention
+     counts, quoting a number or not: definitions stay out of the results docs (docs/claims.md, "Pre-registration"),
+     so a mention there is taken as a result, which can only make a claim look less confirmatory. For a named run,
+     a mention counts only in a paragraph that also names the run (``memory_full``), and a named run whose values
+     equal the default run's measures what the default run measures: the default run's results count as its own.
+  No such commit: no result yet (``none``).
+- ``settings_changed_after_result``: ``first_written`` is a strict descendant of ``first_result``: the bound or a
+  deciding setting took its current value after a result was committed.
+- ``confirmatory``: ``first_written`` is a strict ancestor of ``first_result`` (the test was fixed before the first
+  result), or there is no result yet: then nothing was seen, and the claim is confirmatory so far. The same commit,
+  or two commits on branches beside each other, is not confirmatory, and neither is a history that cannot be read.
+
+A ledger row that is not confirmatory by history is exploratory: `with_history` adds the reason to the row's
+``exploratory`` text, beside the config's own. What this cannot see: the code a verdict runs (its changes are in the
+claim's digest, icdenoise.records.registration), schema defaults, and results quoted outside the study's results docs
+and snapshots (commit messages, other docs), or in a snapshot of another run; whether a named run's seeds are fresh is
+not checked. The history is the committed one, up to HEAD: uncommitted edits are not in it (a ledger built from them
+is not registered anyway).
+
+Git is reached only through one `Git` function (arguments, stdin → stdout), `git_in` by default, and each
+`Repository` reads every file version and parses every config once per process; this module is bookkeeping
+(icdenoise.pipeline.codedeps.BOOKKEEPING), part of no claim's digest.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+Git = Callable[[Sequence[str], bytes], bytes]  # (git's arguments, its stdin) → its stdout; raises GitError
+SHORT = 7  # the hex digits of a commit as the ledger shows it (as `defined_in`)
+NO_RESULT = "none"
+DEFAULT_RUN = "default"  # the snapshot folder of config/config.yaml's run (icdenoise.records.ledger_snapshots)
+SNAPSHOTS = "docs/ledgers"
+COLUMNS = ("first_written", "first_result", "settings_changed_after_result", "confirmatory")
+WORD = re.compile(r"[A-Za-z0-9_]+")
+COMMENT = re.compile(r"<!--.*?-->", re.S)
+PARAGRAPH = re.compile(r"\n[ \t]*\n")
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class GitError(RuntimeError):
+    """A git command failed; the message names it."""
+
+
+def git_in(root: str | Path) -> Git:
+    """The `Git` of the repository at `root`: runs the git command line there."""
+
+    def git(arguments: Sequence[str], stdin: bytes = b"") -> bytes:
+        try:
+            return subprocess.run(["git", "-C", str(root), *arguments], input=stdin, capture_output=True, check=True).stdout
+        except subprocess.CalledProcessError as error:
+            raise GitError(f"git {' '.join(arguments)}: {error.stderr.decode(errors='replace').strip()}") from None
+        except OSError as error:
+            raise GitError(f"git {' '.join(arguments)}: {error}") from None
+
+    return git
+
+
+TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:", re.M)  # a top-level key of a block-style YAML file
+
+
+class Config(Mapping):
+    """A block-style YAML file's top-level mapping, each block parsed only when asked for (a claim reads a few of a
+    large config's blocks at every commit). The text is cut at its top-level keys; where a block does not parse on its
+    own (an alias to another block's anchor), the whole file is parsed instead."""
+
+    def __init__(self, sections: dict[str, str], text: str):
+        self._sections, self._text, self._values = sections, text, {}
+
+    @classmethod
+    def of(cls, text: str):
+        """The `Config` of `text`; `UNREADABLE` if it is no YAML mapping."""
+        starts = [(match.start(), match.group(1)) for match in TOP_KEY.finditer(text)]
+        sections = {key: text[start:(starts[index + 1][0] if index + 1 < len(starts) else len(text))]
+                    for index, (start, key) in enumerate(starts)}
+        config = cls(sections, text)
+        if not sections:
+            whole = config._whole()
+            return whole if whole is UNREADABLE else cls({}, text)._with(whole)
+        return config
+
+    def _with(self, values: dict):
+        self._sections = dict.fromkeys(values, "")
+        self._values = dict(values)
+        return self
+
+    def _whole(self):
+        try:
+            value = yaml.load(self._text, Loader=SAFE_LOADER)
+        except yaml.YAMLError:
+            return UNREADABLE
+        return (value or {}) if value is None or isinstance(value, Mapping) else UNREADABLE
+
+    def __getitem__(self, key):
+        if key not in self._sections:
+            raise KeyError(key)
+        if key not in self._values:
+            try:
+                self._values[key] = (yaml.load(self._sections[key], Loader=SAFE_LOADER) or {}).get(key)
+            except (yaml.YAMLError, AttributeError):
+                whole = self._whole()
+                self._values = dict(whole) if isinstance(whole, Mapping) else {name: None for name in self._sections}
+        return self._values[key]
+
+    def __iter__(self):
+        return iter(self._sections)
+
+    def __len__(self):
+        return len(self._sections)
+
+
+class Repository:
+    """One repository's history up to `revision`, read through `git`: its commits in topological order with their
+    parents, which commits touched some paths, and the text of files at commits (each read once, many per git call)."""
+
+    def __init__(self, git: Git, revision: str = "HEAD"):
+        self.git = git
+        self.parents: dict[str, tuple[str, ...]] = {}  # commit → its parents, oldest commit first
+        for line in git(["rev-list", "--parents", "--topo-order", "--reverse", revision], b"").decode().splitlines():
+            commit, *parents = line.split()
+            self.parents[commit] = tuple(parents)
+        if not self.parents:
+            raise GitError(f"git rev-list {revision}: no commits")
+        self.order = {commit: index for index, commit in enumerate(self.parents)}  # oldest first
+        self.head = next(reversed(self.parents))
+        self._touching: dict[tuple[str, ...], list[str]] = {}
+        self._texts: dict[tuple[str, str], tuple[str, str] | None] = {}  # (commit, path) → (blob id, text)
+        self._parsed: dict[str, object] = {}  # blob id → its Config
+        self._ancestors: dict[str, frozenset[str]] = {}
+
+    def touching(self, paths: Sequence[str]) -> list[str]:
+        """The commits that changed any of `paths`, newest first, in topological order (git's history
+        simplification: a merge that took one side's file whole is skipped, that side's commits are listed)."""
+        key = tuple(sorted(paths))
+        if key not in self._touching:
+            log = self.git(["log", "--format=%H", "--topo-order", self.head, "--", *key], b"").decode().split()
+            self._touching[key] = [commit for commit in log if commit in self.order]
+        return self._touching[key]
+
+    def read(self, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
+        """The text of each (commit, path), None where the commit holds no such file; the unread ones in one
+        `git cat-file --batch`."""
+        return [None if blob is None else blob[1] for blob in self._blobs(pairs)]
+
+    def _blobs(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str] | None]:
+        """(blob id, text) of each (commit, path), None where there is no such file."""
+        wanted = list(dict.fromkeys(pair for pair in pairs if pair not in self._texts))
+        if wanted:
+            out = self.git(["cat-file", "--batch"], "".join(f"{commit}:{path}\n" for commit, path in wanted).encode())
+            position = 0
+            for pair in wanted:
+                end = out.index(b"\n", position)
+                header = out[position:end].split()
+                position = end + 1
+                if len(header) == 3 and header[1] in (b"blob", b"tree", b"commit", b"tag"):
+                    size = int(header[2])
+                    body = out[position:position + size]
+                    position += size + 1
+                    self._texts[pair] = (header[0].decode(), body.decode("utf-8", errors="replace")) if header[1] == b"blob" else None
+                else:  # "<object> missing" (or ambiguous)
+                    self._texts[pair] = None
+        return [self._texts[pair] for pair in pairs]
+
+    def config(self, commit: str, path: str):
+        """A YAML file at a commit: a `Config` (its top-level blocks, each parsed when first asked for), None where
+        the file is missing, `UNREADABLE` where it does not parse. One parse per version of the file."""
+        (blob,) = self._blobs([(commit, path)])
+        if blob is None:
+            return None
+        if blob[0] not in self._parsed:
+            self._parsed[blob[0]] = Config.of(blob[1])
+        return self._parsed[blob[0]]
+
+    def is_ancestor(self, ancestor: str, descendant: str, strict: bool = False) -> bool:
+        """Whether `ancestor` is `descendant` or one of its ancestors (`strict`: and not the same commit)."""
+        if ancestor == descendant:
+            return not strict
+        return ancestor in self.ancestors(descendant)
+
+    def ancestors(self, commit: str) -> frozenset[str]:
+        """Every strict ancestor of `commit`."""
+        if commit not in self._ancestors:
+            found: set[str] = set()
+            pending = list(self.parents.get(commit, ()))
+            while pending:
+                parent = pending.pop()
+                if parent in found:
+                    continue
+                if parent in self._ancestors:
+                    found.add(parent)
+                    found |= self._ancestors[parent]
+                    continue
+                found.add(parent)
+                pending.extend(self.parents.get(parent, ()))
+            self._ancestors[commit] = frozenset(found)
+        return self._ancestors[commit]
+
+    def first(self, commits) -> str | None:
+        """The earliest of `commits` in topological order (None for none)."""
+        commits = [commit for commit in commits if commit is not None]
+        return min(commits, key=self.order.__getitem__) if commits else None
+
+
+ANNOTATIONS = ("tolerance_reason", "exploratory", "self_check", "implied_by", "superseded_by")  # a claim block's keys that
+# only label its ledger row (icdenoise.records.claims.ledger copies them as text): no verdict reads them
+UNREADABLE = "<unreadable>"  # a config file that does not parse at a commit: every block absent
+WITHOUT_CLAIMS = "<block without claims>"  # a path's last key: the study's whole block less its claims
+
+
+def merged(base, override):
+    """`override` merged over `base` as snakemake.utils.update_config merges a --configfile, without changing either."""
+    if not isinstance(override, Mapping):
+        return override
+    result = dict(base) if isinstance(base, Mapping) else base
+    for key, value in override.items():
+        if not isinstance(result, Mapping):
+            result = {}
+        result[key] = merged(result.get(key, {}), value) if isinstance(value, Mapping) else value
+    return result
+
+
+def top_value(layers: Sequence, key: str):
+    """The top-level block `key` of the config files `layers` (parsed, in merge order) merged; None where absent. A
+    missing first file (config/config.yaml): everything absent. The first file's block is not copied, only what a
+    later file overrides."""
+    if not layers or not isinstance(layers[0], Mapping):
+        return None
+    found = [layer[key] for layer in layers if isinstance(layer, Mapping) and key in layer]
+    value = found[0] if found else None
+    for override in found[1:]:
+        value = merged(value, override)
+    return value
+
+
+def below(value, path: Sequence[str]):
+    """The value at the key path `path` under `value` (`WITHOUT_CLAIMS`: the block less its claims); None where absent."""
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = {name: item for name, item in value.items() if name != "claims"} if key == WITHOUT_CLAIMS else value.get(key)
+    return value
+
+
+def value_at(layers: Sequence, path: tuple[str, ...]):
+    """The value at a key path (`WITHOUT_CLAIMS` last: the block less its claims) of the config files `layers` merged."""
+    return below(top_value(layers, path[0]), path[1:])
+
+
+def claim_paths(study: str, claim_id: str, needs: Sequence[tuple[str, str]], shared: Sequence[str]) -> list[tuple[str, ...]]:
+    """The key paths a claim's verdict reads: its block, the sub-blocks of its study that `needs` names (else the study
+    block without its claims), and the study's shared top-level blocks."""
+    blocks = list(dict.fromkeys(block for _, block in needs))
+    paths = [(study, "claims", claim_id)]
+    paths += [(study, block) for block in blocks] if blocks else [(study, WITHOUT_CLAIMS)]
+    return paths + [(block,) for block in shared]
+
+
+def without_execution(value, execution):
+    """`value` less every key that `execution` (the part of HEAD's ``execution`` block at the same path) holds: how a
+    job runs, which the project moved out of the science blocks into ``execution`` (devices, threads, chunk sizes,
+    cluster requests), is no deciding setting at any commit. A block emptied by it is left out too."""
+    if not isinstance(value, Mapping) or not isinstance(execution, Mapping):
+        return value
+    kept = {}
+    for key, item in value.items():
+        if key not in execution:
+            kept[key] = item
+        elif isinstance(execution[key], Mapping) and isinstance(item, Mapping):
+            stripped = without_execution(item, execution[key])
+            if stripped or not item:
+                kept[key] = stripped
+    return kept
+
+
+def _values(repository: Repository, commit: str, files: Sequence[str], paths: Sequence[tuple[str, ...]],
+            execution: Mapping) -> list:
+    """The values at `paths` of the merged `files` at `commit`, each top-level block merged once, less what
+    `execution` (HEAD's merged execution block) names (`without_execution`)."""
+    layers = [repository.config(commit, file) for file in files]
+    tops = {key: top_value(layers, key) for key in dict.fromkeys(path[0] for path in paths)}
+    return [deciding(path, without_execution(below(tops[path[0]], path[1:]),
+                                             below(execution, [key for key in path if key != WITHOUT_CLAIMS])))
+            for path in paths]
+
+
+def deciding(path: Sequence[str], value):
+    """A claim's block (path ``<study>.claims.<claim>``) less its `ANNOTATIONS`, which label the ledger row and decide
+    no verdict; any other value as it is."""
+    if len(path) == 3 and path[1] == "claims" and isinstance(value, Mapping):
+        return {key: item for key, item in value.items() if key not in ANNOTATIONS}
+    return value
+
+
+def shown_path(path: Sequence[str]) -> str:
+    """A key path as a dotted key (``memory`` for the study block less its claims)."""
+    return ".".join(key for key in path if key != WITHOUT_CLAIMS)
+
+
+def changed_keys(path: Sequence[str], before, after) -> list[str]:
+    """The dotted keys at which the values `before` and `after` of key path `path` differ: the path itself, or the
+    keys of a block one level down."""
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        keys = [key for key in dict.fromkeys([*before, *after]) if before.get(key) != after.get(key)]
+        return [f"{shown_path(path)}.{key}" for key in keys]
+    return [shown_path(path)]
+
+
+@dataclass(frozen=True)
+class Written:
+    """When a claim's values took their current form: `commit`, and the keys (dotted) that changed there (a key
+    that was never different from today: the history's first commit of the files)."""
+
+    commit: str
+    changed: tuple[str, ...] = ()
+
+
+def first_written(repository: Repository, files: Sequence[str], claims: Mapping[str, Sequence[tuple[str, ...]]]) -> dict[str, Written]:
+    """Claim → the oldest commit of the final unchanged stretch of its values (`claims`: claim → its key paths,
+    `claim_paths`) in the merged `files`, walking the commits that touched `files` newest first (module docstring),
+    with the keys that changed there. Each path's stretch is found once; a claim's starts at the newest of its paths'
+    starts."""
+    paths = list(dict.fromkeys(path for claim_paths_ in claims.values() for path in claim_paths_))
+    repository.read([(commit, file) for commit in [repository.head, *repository.touching(files)] for file in files])
+    execution = top_value([repository.config(repository.head, file) for file in files], "execution") or {}
+    current = dict(zip(paths, _values(repository, repository.head, files, paths, execution)))
+    start = {path: repository.head for path in paths}
+    before: dict[tuple, object] = {}  # path → its value just before its stretch (none: never different)
+    unchanged = set(paths)
+    for commit in repository.touching(files):
+        if not unchanged:
+            break
+        for path, value in zip(list(unchanged), _values(repository, commit, files, list(unchanged), execution)):
+            if value == current[path]:
+                start[path] = commit
+            else:
+                unchanged.discard(path)
+                before[path] = value
+    found = {}
+    for claim, claim_paths_ in claims.items():
+        commit = max((start[path] for path in claim_paths_), key=repository.order.__getitem__)
+        changed = [key for path in claim_paths_ if start[path] == commit and path in before
+                   for key in changed_keys(path, before[path], current[path])]
+        found[claim] = Written(commit, tuple(changed))
+    return found
+
+
+def prose_paragraphs(text: str) -> list[frozenset[str]]:
+    """A Markdown text's words, one set per paragraph, HTML comments (the results markers) left out."""
+    return [frozenset(WORD.findall(paragraph)) for paragraph in PARAGRAPH.split(COMMENT.sub(" ", text))]
+
+
+def snapshot_claims(text: str) -> set[str]:
+    """The claims a ledger snapshot has a row for (any version of its format: `# ` header lines, then CSV with a
+    ``claim`` column)."""
+    lines = [line for line in text.splitlines() if not line.startswith("# ")]
+    return {row.get("claim", "") for row in csv.DictReader(io.StringIO("\n".join(lines)))} - {""}
+
+
+def first_mentions(repository: Repository, path: str, words: set[str], run: str | None = None) -> dict[str, str]:
+    """Word of `words` → the first commit (topological order) at which file `path` mentions it in its prose
+    (`prose_paragraphs`); `run`: only in a paragraph that also names that word."""
+    found: dict[str, str] = {}
+    commits = sorted(repository.touching([path]), key=repository.order.__getitem__)
+    for commit, text in zip(commits, repository.read([(commit, path) for commit in commits])):
+        if text is None or len(found) == len(words):
+            continue
+        for paragraph in prose_paragraphs(text):
+            if run is None or run in paragraph:
+                for word in (words & paragraph) - found.keys():
+                    found[word] = commit
+    return found
+
+
+def first_snapshot_rows(repository: Repository, path: str, claims: set[str]) -> dict[str, str]:
+    """Claim of `claims` → the first commit (topological order) at which the snapshot `path` has a row for it."""
+    found: dict[str, str] = {}
+    commits = sorted(repository.touching([path]), key=repository.order.__getitem__)
+    for commit, text in zip(commits, repository.read([(commit, path) for commit in commits])):
+        if text is not None:
+            for claim in (snapshot_claims(text) & claims) - found.keys():
+                found[claim] = commit
+    return found
+
+
+def first_results(repository: Repository, study: str, docs: Sequence[str], run: str, claims: set[str]) -> dict[str, str]:
+    """Claim → the first commit holding a result of it in run `run` (`DEFAULT_RUN` or a named run's name): its row in
+    the run's snapshot, or its id in the study's results `docs` (for a named run, in a paragraph naming the run)."""
+    candidates: dict[str, list[str]] = {claim: [] for claim in claims}
+    sources = [first_snapshot_rows(repository, f"{SNAPSHOTS}/{run}/{study}.csv", claims)]
+    sources += [first_mentions(repository, doc, claims, None if run == DEFAULT_RUN else run) for doc in docs]
+    for source in sources:
+        for claim, commit in source.items():
+            candidates[claim].append(commit)
+    return {claim: first for claim, commits in candidates.items() if (first := repository.first(commits))}
+
+
+@dataclass(frozen=True)
+class ClaimHistory:
+    """One claim's history in one run (module docstring): full commit hashes; `first_result` None where no result
+    is committed yet; `changed`: the keys that took their current values in `first_written`; `why`: why the claim is
+    not confirmatory ('' when it is)."""
+
+    first_written: str | None
+    first_result: str | None
+    settings_changed_after_result: bool
+    confirmatory: bool
+    why: str = ""
+    changed: tuple[str, ...] = ()
+
+    def columns(self) -> dict:
+        """The ledger row's columns `COLUMNS`: short hashes, `NO_RESULT` for no result."""
+        return {"first_written": short(self.first_written) if self.first_written else "unknown",
+                "first_result": short(self.first_result) if self.first_result else (NO_RESULT if self.first_written else "unknown"),
+                "settings_changed_after_result": self.settings_changed_after_result, "confirmatory": self.confirmatory}
+
+    @property
+    def exploratory(self) -> str:
+        """The row's exploratory reason by history, '' when confirmatory."""
+        return "" if self.confirmatory else f"by history: {self.why}"
+
+
+def short(commit: str) -> str:
+    return commit[:SHORT]
+
+
+def judged(repository: Repository, written: Written, result: str | None) -> ClaimHistory:
+    """The history of a claim whose values date from `written` and whose first result is `result` (None: none)."""
+    commit, changed = written.commit, written.changed
+    what = f" ({', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})" if changed else ""
+    if result is None:
+        return ClaimHistory(commit, None, False, True, "", changed)
+    if commit == result:
+        return ClaimHistory(commit, result, False, False, f"its bound or deciding settings{what} took their current values in "
+                                                          f"{short(commit)}, the commit of its first result", changed)
+    if repository.is_ancestor(result, commit, strict=True):
+        return ClaimHistory(commit, result, True, False, f"its bound or deciding settings{what} last changed in {short(commit)}, "
+                                                         f"after its first result in {short(result)}", changed)
+    if repository.is_ancestor(commit, result, strict=True):
+        return ClaimHistory(commit, result, False, True, "", changed)
+    return ClaimHistory(commit, result, False, False, f"its bound or deciding settings{what} took their current values in "
+                                                      f"{short(commit)}, on a branch beside its first result in {short(result)}",
+                        changed)
+
+
+def unknown(why: str) -> ClaimHistory:
+    """The history of a claim whose history cannot be read: not confirmatory, and why."""
+    return ClaimHistory(None, None, False, False, f"unknown ({why})")
+
+
+def run_folder(run_prefix: str) -> str:
+    """A run's snapshot folder from its lock-key prefix: `DEFAULT_RUN` for '' (config/config.yaml's run), else its name."""
+    return run_prefix.rstrip("/") or DEFAULT_RUN
+
+
+def study_history(repository: Repository, study, files: Sequence[str], run_prefix: str = "") -> dict[str, ClaimHistory]:
+    """Claim id → its `ClaimHistory` in one run, for every claim of `study` (an icdenoise.pipeline.registry.Study: its
+    `name`, `claims` registry, `shared_settings` and `docs`) configured at HEAD. `files`: the run's config files,
+    relative to the repository's root, in merge order (config/config.yaml first); `run_prefix`: its lock-key prefix
+    ('' for config/config.yaml's run, `<run>/` for a named one)."""
+    files = list(files)
+    claims_block = value_at([repository.config(repository.head, file) for file in files], (study.name, "claims")) or {}
+    configured = [claim for claim in study.claims if claim in claims_block]
+    paths = {claim: claim_paths(study.name, claim, study.claims[claim].needs, study.shared_settings) for claim in configured}
+    written = first_written(repository, files, paths)
+    run = run_folder(run_prefix)
+    results = first_results(repository, study.name, study.docs, run, set(configured))
+    if run != DEFAULT_RUN:
+        execution = top_value([repository.config(repository.head, file) for file in files], "execution") or {}
+        same = {claim for claim in configured
+                if _values(repository, repository.head, files, paths[claim], execution)
+                == _values(repository, repository.head, files[:1], paths[claim], execution)}
+        if same:
+            inherited = first_results(repository, study.name, study.docs, DEFAULT_RUN, same)
+            results = {claim: repository.first([results.get(claim), inherited.get(claim)]) for claim in configured}
+    return {claim: judged(repository, written[claim], results.get(claim)) for claim in configured}
+
+
+_REPOSITORIES: dict[tuple[str, str], Repository] = {}
+
+
+def repository_at(root: str | Path, revision: str = "HEAD") -> Repository:
+    """The `Repository` of the git checkout at `root`, read once per process."""
+    key = (str(Path(root).resolve()), revision)
+    if key not in _REPOSITORIES:
+        _REPOSITORIES[key] = Repository(git_in(key[0]), revision)
+    return _REPOSITORIES[key]
+
+
+def ledger_history(root: Path | None, study, config_files: Sequence[str | Path], run_prefix: str,
+                   workdir: Path | None = None) -> dict[str, ClaimHistory]:
+    """`study_history` for a ledger job: `root` the repository of the workflow (None: none), `config_files` the run's
+    config files in merge order, as the run names them (relative to `workdir`, default the current folder). Every
+    claim's history is `unknown` where there is no repository, a file lies outside it or is not committed, or git fails."""
+    configured = list(study.claims)
+    if root is None:
+        return {claim: unknown("the workflow is in no git repository") for claim in configured}
+    root, workdir = Path(root).resolve(), Path(workdir or Path.cwd()).resolve()
+    files = []
+    for file in config_files:
+        path = (workdir / file).resolve()
+        if not path.is_relative_to(root):
+            return {claim: unknown(f"the config file {file} is outside the repository") for claim in configured}
+        files.append(path.relative_to(root).as_posix())
+    try:
+        repository = repository_at(root)
+        missing = [file for file in files if repository.config(repository.head, file) is None]
+        if missing:
+            return {claim: unknown(f"{missing[0]} is not committed") for claim in configured}
+        found = study_history(repository, study, files, run_prefix)
+        return {claim: found.get(claim) or unknown("its block is not in the committed config") for claim in configured}
+    except GitError as error:
+        return {claim: unknown(str(error)) for claim in configured}
+
+
+def with_history(table, histories: Mapping[str, ClaimHistory]):
+    """The ledger table (icdenoise.records.claims.ledger) with the history columns `COLUMNS` of each row's claim, and
+    each row that is not confirmatory by history marked exploratory: its reason joins the config's own in
+    ``exploratory``. A claim without a history gets an unknown one."""
+    table = table.copy()
+    rows = [histories.get(claim) or unknown("no history was looked up") for claim in table["claim"]]
+    for column in COLUMNS:
+        table[column] = [history.columns()[column] for history in rows]
+    table["exploratory"] = ["; ".join(part for part in (str(own or ""), history.exploratory) if part)
+                            for own, history in zip(table["exploratory"], rows)]
+    return table

@@ -1,0 +1,173 @@
+"""A claim's history from git (icdenoise.records.history): when its bound and deciding settings took their current
+values, its first committed result, and whether it is confirmatory, read from a real git repository made here.
+
+Unit tests spawn no process in their bodies (tests/unit/conftest.py), so the repository is made, and read, once in
+the module's fixture, before that guard; the tests check what was read. Its commits, in order:
+
+1. define: config/config.yaml (claims `early`, `late`, `back`; `back` names the sub-block `sub`; training with a
+   thread count) and config/long.yaml (the named run `long`, overriding `toy.other`);
+2. `back`'s tolerance 0.1 → 0.05;   3. and back to 0.1;
+4. `toy.other` changes, and the thread count moves to the execution block;
+5. results: the default run's snapshot (rows early, late, back) and docs/toy.md naming `early` in prose and `twin`
+   only inside a results marker;
+6. `late`'s tolerance 0.1 → 0.2, and the claim `twin` added;
+7. docs/toy.md: a paragraph naming the run `long` and `early`;
+8. config/long.yaml changes `toy.other`.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from snakemake.utils import update_config
+
+from icdenoise.pipeline.registry import Study
+from icdenoise.records.claims import Claim
+from icdenoise.records.history import (NO_RESULT, Config, ClaimHistory, Repository, git_in, ledger_history, merged,
+                                       prose_paragraphs, snapshot_claims, study_history, with_history,
+                                       without_execution)
+
+MEASURE = lambda frames, spec: np.array([1.0])  # noqa: E731 - never run here
+CLAIMS = {"early": Claim("Fig. 1", "early", MEASURE), "late": Claim("Fig. 2", "late", MEASURE),
+          "back": Claim("Fig. 3", "back", MEASURE, needs=(("case", "sub"),)),
+          "twin": Claim("Fig. 3", "back again", MEASURE, needs=(("case", "sub"),))}
+STUDY = Study(name="toy", title="Toy", claims=CLAIMS, shared_settings=("training",))
+
+
+def spec(tolerance, **more):
+    return {"paper_value": 1.0, "comparison": "within_absolute", "tolerance": tolerance, "tolerance_reason": "why",
+            "inconclusive": ["interval"], **more}
+
+
+def config(back=0.1, late=0.1, other=1, moved=False, twin=False):
+    claims = {"early": spec(0.1), "late": spec(late), "back": spec(back, case="a")}
+    if twin:
+        claims["twin"] = spec(0.1, case="a")
+    training = {"epochs": 5} if moved else {"epochs": 5, "threads": 1}
+    return {"run": {"name": "paper"}, **({"execution": {"training": {"threads": 1}}} if moved else {}),
+            "training": training, "toy": {"sub": {"cases": ["a"]}, "other": {"y": other}, "claims": claims}}
+
+
+SNAPSHOT = ("# snapshot of: figures/toy/claims.parquet\n# run: paper\nclaim,verdict,ours_mean\nearly,PASS,1\n"
+            "late,PASS,1\nback,PASS,1\n")
+DOC = ("# Toy\n\n`early` passes (ours 1.0).\n\n<!-- ledger-claim: docs/ledgers/default/toy.csv twin -->"
+       "*not yet built at this commit*<!-- /ledger-claim -->\n")
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """The repository's commits (1-8, by number) and what history reads there, for the default run and for `long`."""
+    root = tmp_path_factory.mktemp("history")
+    git = git_in(root)
+    commits = {}
+
+    def commit(number, files):
+        for path, content in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(content if isinstance(content, str) else yaml.safe_dump(content, sort_keys=False))
+        git(["add", "-A"], b"")
+        git(["-c", "user.email=a@b", "-c", "user.name=a", "-c", "commit.gpgsign=false", "commit", "-q", "-m", f"commit {number}"], b"")
+        commits[number] = git(["rev-parse", "HEAD"], b"").decode().strip()
+
+    git(["init", "-q"], b"")
+    long_run = lambda y: {"run": {"name": "long"}, "toy": {"other": {"y": y}}}  # noqa: E731
+    commit(1, {"config/config.yaml": config(), "config/long.yaml": long_run(5)})
+    commit(2, {"config/config.yaml": config(back=0.05)})
+    commit(3, {"config/config.yaml": config()})
+    commit(4, {"config/config.yaml": config(other=2, moved=True)})
+    commit(5, {"docs/ledgers/default/toy.csv": SNAPSHOT, "docs/toy.md": DOC})
+    commit(6, {"config/config.yaml": config(other=2, moved=True, late=0.2, twin=True)})
+    commit(7, {"docs/toy.md": DOC + "\nIn the run `long`, `early` passes too.\n"})
+    commit(8, {"config/long.yaml": long_run(6)})
+    repository = Repository(git)
+    return {"commits": commits,
+            "default": study_history(repository, STUDY, ["config/config.yaml"]),
+            "long": study_history(repository, STUDY, ["config/config.yaml", "config/long.yaml"], "long/"),
+            "ledger": ledger_history(root, STUDY, ["config/config.yaml"], "", workdir=root),
+            "uncommitted": ledger_history(root, STUDY, ["config/config.yaml", "config/mine.yaml"], "mine/", workdir=root)}
+
+
+def test_a_claim_whose_tolerance_was_set_before_its_first_snapshot_is_confirmatory(history):
+    early, commits = history["default"]["early"], history["commits"]
+    assert early.first_written == commits[4]  # its study block (toy.other) last changed there
+    assert early.first_result == commits[5] and early.confirmatory and not early.settings_changed_after_result
+    assert early.changed == ("toy.other",) and early.exploratory == ""
+
+
+def test_a_claim_whose_tolerance_changed_after_its_snapshot_is_not_confirmatory(history):
+    late, commits = history["default"]["late"], history["commits"]
+    assert (late.first_written, late.first_result) == (commits[6], commits[5])
+    assert late.settings_changed_after_result and not late.confirmatory
+    assert late.changed == ("toy.claims.late.tolerance",)
+    assert late.exploratory == (f"by history: its bound or deciding settings (toy.claims.late.tolerance) last changed in "
+                                f"{commits[6][:7]}, after its first result in {commits[5][:7]}")
+
+
+def test_a_setting_changed_and_changed_back_dates_from_the_change_back(history):
+    """`back` reads only its sub-block `sub`: the change of toy.other in commit 4 is not its, and neither is the thread
+    count that moved to the execution block there."""
+    back, commits = history["default"]["back"], history["commits"]
+    assert back.first_written == commits[3] and back.first_result == commits[5] and back.confirmatory
+
+
+def test_a_claim_with_no_result_yet_is_confirmatory_and_a_marker_is_no_result(history):
+    twin, commits = history["default"]["twin"], history["commits"]
+    assert twin.first_written == commits[6] and twin.first_result is None and twin.confirmatory
+    assert twin.columns() == {"first_written": commits[6][:7], "first_result": NO_RESULT,
+                              "settings_changed_after_result": False, "confirmatory": True}
+
+
+def test_a_named_runs_file_its_own_results_and_the_default_runs_where_its_values_are_the_same(history):
+    long, commits = history["long"], history["commits"]
+    assert long["early"].first_written == commits[8]  # config/long.yaml's toy.other; the default's change in 4 is overridden
+    assert long["early"].first_result == commits[7]  # the paragraph naming the run, not the default run's snapshot
+    assert long["early"].settings_changed_after_result and not long["early"].confirmatory
+    assert long["back"].first_written == commits[3] and long["back"].first_result == commits[5]  # values as the default's
+    assert long["late"].first_result is None  # no result of `long`, and its values are not the default run's
+
+
+def test_a_ledger_job_reads_the_same_history_and_says_why_not_where_it_cannot(history):
+    assert history["ledger"] == history["default"]
+    assert all(not row.confirmatory and "config/mine.yaml is not committed" in row.why for row in history["uncommitted"].values())
+    outside = ledger_history(None, STUDY, ["config/config.yaml"], "")
+    assert outside["early"].columns()["first_written"] == "unknown" and not outside["early"].confirmatory
+
+
+def test_the_ledger_gets_the_columns_and_keeps_the_configs_own_exploratory_mark():
+    table = pd.DataFrame({"claim": ["a", "b", "c"], "exploratory": ["chosen after a result", "", ""]})
+    histories = {"a": ClaimHistory("1" * 40, "2" * 40, False, True),
+                 "b": ClaimHistory("3" * 40, "2" * 40, True, False, "its bound or deciding settings last changed in 3333333")}
+    rows = with_history(table, histories)
+    assert list(rows["first_written"]) == ["1111111", "3333333", "unknown"]
+    assert list(rows["first_result"]) == ["2222222", "2222222", "unknown"]
+    assert list(rows["confirmatory"]) == [True, False, False]
+    assert list(rows["exploratory"]) == ["chosen after a result", "by history: its bound or deciding settings last changed in 3333333",
+                                         "by history: unknown (no history was looked up)"]
+    assert list(table["exploratory"]) == ["chosen after a result", "", ""]  # the table given is left as it was
+
+
+def test_a_run_file_merges_as_snakemake_merges_it():
+    base = {"a": {"b": 1, "c": {"d": 2}}, "e": [1], "f": 3}
+    override = {"a": {"c": {"d": 5, "g": 6}}, "e": [2], "h": {"i": 1}}
+    expected = yaml.safe_load(yaml.safe_dump(base))
+    update_config(expected, override)
+    assert merged(base, override) == expected and base == {"a": {"b": 1, "c": {"d": 2}}, "e": [1], "f": 3}
+
+
+def test_how_a_job_runs_is_no_deciding_setting_and_an_emptied_block_is_left_out():
+    old = {"epochs": 5, "threads": 1, "resources": {"mem_mb": 1}, "grid": {}}
+    assert without_execution(old, {"threads": 2, "resources": {"mem_mb": 2}}) == {"epochs": 5, "grid": {}}
+
+
+def test_a_config_is_parsed_block_by_block_as_the_whole_file_parses():
+    text = "run: {name: x}  # c\n# a comment\nblock:\n  a: &one 1\n  b: [1, 2]\nother: *one\n"
+    config = Config.of("run: {name: x}\nblock:\n  a: 1\n  b: [1, 2]\n")
+    assert dict(config) == {"run": {"name": "x"}, "block": {"a": 1, "b": [1, 2]}}
+    assert dict(Config.of(text)) == yaml.safe_load(text)  # an alias across blocks: the whole file is parsed
+    assert dict(Config.of("{a: 1}")) == {"a": 1}
+
+
+def test_results_are_read_from_prose_and_snapshot_rows():
+    paragraphs = prose_paragraphs("A `claim_a` here.\n\n<!-- ledger-claim: x claim_b -->x<!-- /ledger-claim --> and memory_full\n")
+    assert paragraphs == [frozenset({"A", "claim_a", "here"}), frozenset({"x", "and", "memory_full"})]
+    assert snapshot_claims("# header: 1\nclaim,verdict\none,PASS\ntwo,FAIL\n") == {"one", "two"}
