@@ -21,7 +21,8 @@ threads, chunk sizes and cluster requests that once stood in the science blocks 
 
 The four columns, for one claim of one run:
 
-- ``first_written``: the oldest commit of the final unchanged stretch of its values. The commits that touched the
+- ``first_written``: the oldest commit of the final unchanged stretch of its values, where a sub-block added
+  beside the others since (a study's new figure block, a new case) is no change (`same_settings`). The commits that touched the
   run's config files are walked newest first, in git's topological order (``git log --topo-order -- <files>``), and
   the walk stops at the first whose values differ from HEAD's; the commit before it (newer) is the answer. A value
   changed and changed back therefore dates from the change back, not from its first appearance. Where two branches
@@ -334,6 +335,20 @@ def deciding(path: Sequence[str], value):
     return value
 
 
+def same_settings(before, after) -> bool:
+    """Whether a key path's value `before` (at an older commit) is today's `after`, but for sub-blocks added since:
+    a mapping that `after` holds beside the others and `before` lacks (a study's new figure block, a new case or
+    model) is a setting of the claims that came with it, not a change of an older claim's. A changed or removed
+    key, or a new key whose value is not a mapping (a new training setting), is a change."""
+    if before == after:
+        return True
+    if not isinstance(before, Mapping) or not isinstance(after, Mapping):
+        return False
+    added = set(after) - set(before)
+    return (set(before) <= set(after) and all(isinstance(after[key], Mapping) for key in added)
+            and all(before[key] == after[key] for key in before))
+
+
 def shown_path(path: Sequence[str]) -> str:
     """A key path as a dotted key (``memory`` for the study block less its claims)."""
     return ".".join(key for key in path if key != WITHOUT_CLAIMS)
@@ -373,7 +388,7 @@ def first_written(repository: Repository, files: Sequence[str], claims: Mapping[
         if not unchanged:
             break
         for path, value in zip(list(unchanged), _values(repository, commit, files, list(unchanged), execution)):
-            if value == current[path]:
+            if same_settings(value, current[path]):
                 start[path] = commit
             else:
                 unchanged.discard(path)

@@ -171,3 +171,14 @@ def test_results_are_read_from_prose_and_snapshot_rows():
     paragraphs = prose_paragraphs("A `claim_a` here.\n\n<!-- ledger-claim: x claim_b -->x<!-- /ledger-claim --> and memory_full\n")
     assert paragraphs == [frozenset({"A", "claim_a", "here"}), frozenset({"x", "and", "memory_full"})]
     assert snapshot_claims("# header: 1\nclaim,verdict\none,PASS\ntwo,FAIL\n") == {"one", "two"}
+
+
+def test_a_sub_block_added_beside_the_others_is_no_change_but_a_new_setting_is():
+    from icdenoise.records.history import same_settings
+
+    today = {"fig3": {"seeds": [0, 1]}, "zipf": {"draws": 5}, "record_every": 4}
+    assert same_settings({"fig3": {"seeds": [0, 1]}, "record_every": 4}, today)  # zipf came later, for its own claims
+    assert not same_settings({"fig3": {"seeds": [0, 1]}, "zipf": {"draws": 5}}, today)  # a new scalar setting
+    assert not same_settings({"fig3": {"seeds": [0]}, "record_every": 4}, today)  # a changed sub-block
+    assert not same_settings({"fig3": {"seeds": [0, 1]}, "zipf": {"draws": 5}, "record_every": 4, "old": {}}, today)
+    assert same_settings(0.1, 0.1) and not same_settings(0.1, 0.2)
