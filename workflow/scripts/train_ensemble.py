@@ -11,14 +11,12 @@ from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
-import sys
-
 import torch
 
 from icdenoise.maths.models import make_model
 from icdenoise.maths.runtime import resolve_device, use_threads
 from icdenoise.maths.training import Split, TrainingDiverged, TrainingSettings, train_ensemble
-from icdenoise.pipeline.checkpoints import Checkpoint, Stopped
+from icdenoise.pipeline.checkpoints import job_checkpoint
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import write_job_parquet
 from icdenoise.records.datasets import read_dataset
@@ -40,22 +38,16 @@ log.info("training %d seeds of %s on %s (%d threads): %d train / %d test prompts
          len(training["seeds"]), block["architecture"], device, snakemake.threads, is_train.sum(), (~is_train).sum())
 model = make_model(block, training["seeds"], prompts.context.shape[-1])
 run = f"case {case}, L = {context_length}, model {model_name}"
-checkpoint = Checkpoint.for_job(snakemake, log)
-try:
-    losses, weights = train_ensemble(model, *splits, training["seeds"], TrainingSettings.from_config(training, training["epochs"]),
-                                     device, run=run, checkpoint=checkpoint)
-except Stopped as stopped:
-    checkpoint.close()
-    log.error("%s: %s", run, stopped)
-    sys.exit(f"{run}: {stopped}")
-except TrainingDiverged as diverged:
-    checkpoint.finish()  # continuing would diverge again
-    if training.get("on_divergence") != "record" or diverged.divergence is None:
-        raise
-    log.warning("%s; recorded as diverged (on_divergence: record)", diverged)
-    losses, weights = diverged.divergence.recorded, diverged.divergence.table()
-else:
-    checkpoint.finish()
+with job_checkpoint(snakemake, log, run) as checkpoint:
+    try:
+        losses, weights = train_ensemble(model, *splits, training["seeds"],
+                                         TrainingSettings.from_config(training, training["epochs"]), device, run=run,
+                                         checkpoint=checkpoint)
+    except TrainingDiverged as diverged:
+        if training.get("on_divergence") != "record" or diverged.divergence is None:
+            raise
+        log.warning("%s; recorded as diverged (on_divergence: record)", diverged)
+        losses, weights = diverged.divergence.recorded, diverged.divergence.table()
 for frame, path in ((losses, snakemake.output.losses), (weights, snakemake.output.weights)):
     frame.insert(0, "model", model_name)
     frame.insert(0, "L", context_length)

@@ -14,6 +14,8 @@ run long takes a `Checkpoint` (or None, and then it runs as it always did) and
   SIGTERM, SIGINT, SIGUSR1 (what SLURM sends before a time limit, ``--signal``) or the time budget;
 - at its end, calls `finish()`, which removes the file.
 
+A rule's script holds the loop in `job_checkpoint`, which does the last step and ends a stopped job with its message.
+
 The file lies beside the job's first output, hidden (``.<name>.checkpoint``): Snakemake deletes a failed job's
 outputs, never that file, so the next run of the same job finds it. It records the job's identity (`identity`:
 the rule, its wildcards and params, and the sha256 of every input file, its code included) and is used only by a
@@ -22,11 +24,13 @@ job with the same identity.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import signal
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,3 +167,20 @@ class Checkpoint:
         for number, handler in self._previous.items():
             signal.signal(number, handler)
         self._previous = {}
+
+
+@contextlib.contextmanager
+def job_checkpoint(snakemake, log: logging.Logger, run: str):
+    """A Snakemake job's `Checkpoint` for the block inside: the block finishing removes it; a stop (`Stopped`) ends
+    the job with its message, in the log too, naming `run`; any other error keeps it for the next run."""
+    checkpoint = Checkpoint.for_job(snakemake, log)
+    try:
+        yield checkpoint
+    except Stopped as stopped:
+        checkpoint.close()
+        log.error("%s: %s", run, stopped)
+        sys.exit(f"{run}: {stopped}")
+    except BaseException:
+        checkpoint.close()
+        raise
+    checkpoint.finish()

@@ -142,6 +142,23 @@ def where_this_job_runs() -> str:
     return f"in a warm-start copy (server {server})" if server else "in its own process"
 
 
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)  # a stop asked of the job: its copy saves and stops
+
+
+def forward_signals(pid: int) -> None:
+    """Pass SIGTERM, SIGINT and SIGUSR1 that reach this job's process (Ctrl-C, a cluster's time limit) on to its
+    copy `pid`, which runs the job: a training there saves its checkpoint and stops (icdenoise.pipeline.checkpoints)."""
+
+    def forward(number, frame) -> None:
+        try:
+            os.kill(pid, number)
+        except ProcessLookupError:  # the copy has ended
+            pass
+
+    for number in FORWARDED:
+        signal.signal(number, forward)
+
+
 def hand_over() -> None:
     """Run the rest of this job in the warm server's copy and exit with its status; return at once
     (the job goes on here) if there is no server or it cannot run this job exactly."""
@@ -162,6 +179,7 @@ def hand_over() -> None:
     if not reply or not json.loads(reply)["accepted"]:
         connection.close()
         return
+    forward_signals(json.loads(reply)["pid"])
     status = connection.recv(MESSAGE_BYTES)  # waits until the job ends
     if not status:
         sys.exit("the warm-started copy of this job ended without an exit status (killed by a signal, "

@@ -89,7 +89,7 @@ def default_workers() -> int:
 
 
 class TrainingBatches:
-    """The batches of steps 0 … steps − 1 (`draw_steps`), drawn ahead: iterating yields (first_step, xs, ys)
+    """The batches of steps `start` … steps − 1 (`draw_steps`; `start` a multiple of `chunk_steps`), drawn ahead: iterating yields (first_step, xs, ys)
     for chunks of `chunk_steps` steps (the last one shorter when steps is no multiple), in step order.
 
     With `workers` = 0 (and no `executor`) each chunk is drawn when it is asked for. Otherwise `ahead`
@@ -100,12 +100,13 @@ class TrainingBatches:
     """
 
     def __init__(self, task: str, d: int, nonzeros: int, batch: int, examples: int, seed: int, steps: int, chunk_steps: int,
-                 workers: int = 0, ahead: int | None = None, executor: Executor | None = None):
+                 workers: int = 0, ahead: int | None = None, executor: Executor | None = None, start: int = 0):
         _check_task(task, d, nonzeros)
-        if chunk_steps < 1 or workers < 0:
-            raise ValueError(f"chunk_steps must be positive and workers not negative, got {chunk_steps} and {workers}")
+        if chunk_steps < 1 or workers < 0 or start % chunk_steps:
+            raise ValueError(f"chunk_steps must be positive, workers not negative and start a multiple of chunk_steps, got "
+                             f"{chunk_steps}, {workers} and {start}")
         self.draw = (task, d, nonzeros, batch, examples, seed)
-        self.chunks = [(first, min(chunk_steps, steps - first)) for first in range(0, steps, chunk_steps)]
+        self.chunks = [(first, min(chunk_steps, steps - first)) for first in range(start, steps, chunk_steps)]
         self.workers = workers
         self.ahead = ahead or 2 * max(1, workers)
         self.executor = executor

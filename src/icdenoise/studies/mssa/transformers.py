@@ -269,7 +269,7 @@ def training_step(model, optimiser: Adam, xs: torch.Tensor, ys: torch.Tensor, cl
     return loss.item()
 
 
-def train_model(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None) -> pd.DataFrame:
+def train_model(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None, checkpoint=None) -> pd.DataFrame:
     """Trains in place; returns the training curve: columns step, loss (batch mean, per-token), normalized_loss.
 
     Step t trains on prompts t·batch … (t+1)·batch − 1 of `seed` (`sample_prompts`), fresh every step.
@@ -277,10 +277,14 @@ def train_model(model, task: str, d: int, nonzeros: int, examples: int, steps: i
     normalized_loss divides it by E[y²]. `log` (default: this module's logger) gets one INFO line per
     recorded step. `device`: cpu, cuda or auto (`runtime.resolve_device`). On a GPU the steps are one
     replayed CUDA graph (`train_static`), on the CPU one Python step after another (`train_per_step`).
+    `checkpoint` (an icdenoise.pipeline.checkpoints.Checkpoint, or None): the run continues from its saved state
+    (the parameters, Adam's state, the step and the curve so far: every step's prompts follow from the seed and
+    the step) and saves when it is due, with the numbers of a run that never stopped.
     """
     target = resolve_device(device)
     loop = train_static if target.type == "cuda" else train_per_step
-    return loop(model, task, d, nonzeros, examples, steps, batch, learning_rate, clip, seed, record_every, device=str(target), log=log)
+    return loop(model, task, d, nonzeros, examples, steps, batch, learning_rate, clip, seed, record_every, device=str(target), log=log,
+                checkpoint=checkpoint)
 
 
 def diverged(loss: float, normaliser: float) -> bool:
@@ -298,17 +302,22 @@ def record(rows: list, loss: float, step: int, normaliser: float, model, task: s
     (log or module_log).info("%s %s step %d: normalized loss %.4f (%.1f s)", model.architecture, task, step, loss / normaliser, time.perf_counter() - started)
 
 
-def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None) -> pd.DataFrame:
+def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None, checkpoint=None) -> pd.DataFrame:
     """`train_model` one Python step after another: each step draws its prompts on the CPU, copies them to
     the device and reads its loss back (`training_step`), raising `TrainingDiverged` at the first loss that
-    has `diverged`."""
+    has `diverged`; `checkpoint` as in `train_model`, saved before any step."""
     target = resolve_device(device)
     model.to(target).train()
     optimiser = Adam(model.parameters(), lr=learning_rate)
     normaliser = expected_squared_label(task, d, nonzeros)
-    rows = []
+    rows, first = [], 0
+    saved = checkpoint.resume() if checkpoint is not None else None
+    if saved is not None:
+        rows, first = _restore(saved, model, optimiser)
     started = time.perf_counter()
-    for step in range(steps):
+    for step in range(first, steps):
+        if checkpoint is not None and step > first and checkpoint.due(step):
+            checkpoint.save(step, steps, _state(model, optimiser, rows, step))
         xs, ys = sample_prompts(task, d, nonzeros, batch, examples, seed, start=step * batch)
         loss = training_step(model, optimiser, xs.to(target), ys.to(target), clip)
         if diverged(loss, normaliser) or step % record_every == 0 or step == steps - 1:
@@ -316,7 +325,20 @@ def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps
     return pd.DataFrame(rows)
 
 
-def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None, *, capture: bool | None = None, workers: int | None = None, chunk_steps: int = CHUNK_STEPS) -> pd.DataFrame:
+def _state(model, optimiser: Adam, rows: list, step: int, **extra) -> dict:
+    """A checkpoint's state of `train_per_step` and `train_static` before `step`."""
+    return {"model": {name: value.detach().cpu().clone() for name, value in model.state_dict().items()},
+            "optimiser": optimiser.state(), "rows": [dict(row) for row in rows], "step": step, **extra}
+
+
+def _restore(saved: dict, model, optimiser: Adam) -> tuple[list, int]:
+    """Put a checkpoint's parameters and Adam's state back (in place); its curve so far and its step."""
+    model.load_state_dict(saved["model"])
+    optimiser.load_state(saved["optimiser"])
+    return [dict(row) for row in saved["rows"]], saved["step"]
+
+
+def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None, *, capture: bool | None = None, workers: int | None = None, chunk_steps: int = CHUNK_STEPS, checkpoint=None) -> pd.DataFrame:
     """`train_model` with every tensor of a step at a fixed address, so the step can be one CUDA graph.
 
     The step (`regression_loss`, its gradient, the norm clipping and `Adam.step_with_factors`) reads its
@@ -329,7 +351,8 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
     `regression.default_workers()` on a GPU and none on the CPU), a chunk copied to the device buffer
     (through pinned memory on a GPU) whenever the steps reach it. The losses are read back only at
     the recorded steps: there `TrainingDiverged` names the first step since the last record whose loss
-    has `diverged`, as `train_per_step` would have named it.
+    has `diverged`, as `train_per_step` would have named it. `checkpoint` as in `train_model`, saved at the start
+    of a chunk; a run continued from one captures its graph `WARMUP_STEPS` steps after where it continued.
     """
     target = resolve_device(device)
     capture = target.type == "cuda" if capture is None else capture
@@ -356,17 +379,25 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
         optimiser.step_with_factors(factors.index_select(0, counter)[0])
         counter.add_(1)
 
-    rows = []
-    recorded_until = 0
+    rows, first, recorded_until = [], 0, 0
+    saved = checkpoint.resume() if checkpoint is not None else None
+    if saved is not None:
+        rows, first = _restore(saved, model, optimiser)
+        recorded_until = saved["recorded_until"]
+        losses[:first].copy_(saved["losses"])
+        counter.fill_(first)
     graph = None
     stream = torch.cuda.Stream(target) if capture else None
     if capture:
         stream.wait_stream(torch.cuda.current_stream(target))  # the buffers above are filled on the default stream
     started = time.perf_counter()
-    with TrainingBatches(task, d, nonzeros, batch, examples, seed, steps, chunk_steps, workers) as batches, \
+    with TrainingBatches(task, d, nonzeros, batch, examples, seed, steps, chunk_steps, workers, start=first) as batches, \
             (torch.cuda.stream(stream) if capture else contextlib.nullcontext()):
         chunks = iter(batches)
-        for step in range(steps):
+        for step in range(first, steps):
+            if checkpoint is not None and step > first and step % chunk_steps == 0 and checkpoint.due(step):
+                checkpoint.save(step, steps, _state(model, optimiser, rows, step, recorded_until=recorded_until,
+                                                    losses=losses[:step].cpu().clone()))
             if step % chunk_steps == 0:
                 _, xs, ys = next(chunks)
                 xs, ys = torch.from_numpy(xs), torch.from_numpy(ys)
@@ -374,7 +405,7 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
                     xs, ys = xs.pin_memory(), ys.pin_memory()
                 staged_xs[: len(xs)].copy_(xs, non_blocking=True)
                 staged_ys[: len(ys)].copy_(ys, non_blocking=True)
-            if capture and step == WARMUP_STEPS:
+            if capture and step == first + WARMUP_STEPS:
                 graph = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(graph):
                     step_in_place()

@@ -139,3 +139,33 @@ def test_divergence_names_the_first_step_whose_loss_is_far_above_the_zero_predic
     poison_step_4(monkeypatch, 1e4)
     with pytest.raises(TrainingDiverged, match=r"mssa on sparse, seed 3: loss \S+ at step 4, not finite or over 100 times the zero predictor's 2$"):
         trained(loop, "mssa", record_every=5, **options)
+
+
+# checkpoints
+
+
+@pytest.mark.parametrize("loop, options", [(train_per_step, {}), (train_static, {"capture": False, "chunk_steps": 2})],
+                         ids=["per_step", "static"])
+def test_a_run_stopped_at_every_save_point_and_resumed_gives_the_uninterrupted_curve_and_weights(loop, options, tmp_path):
+    """Stopped by a spent time budget at every point where it can save (every step of the per-step loop, every
+    chunk of the static one), each time saved and continued by a new start with a new model: the curve and the
+    weights equal those of a run that never stopped, bit for bit, and no checkpoint is left."""
+    from icdenoise.pipeline.checkpoints import Checkpoint, Stopped
+
+    reference = trained(loop, "mssa", record_every=2, **options)
+    path, stops = tmp_path / "run.checkpoint", 0
+    while True:
+        checkpoint = Checkpoint(path, {"run": "test"}, every_s=None, budget_s=0.0)
+        try:
+            resumed = trained(loop, "mssa", record_every=2, checkpoint=checkpoint, **options)
+        except Stopped:
+            checkpoint.close()
+            stops += 1
+            continue
+        checkpoint.finish()
+        break
+    assert stops == (RUN["steps"] - 1 if loop is train_per_step else (RUN["steps"] - 1) // 2)
+    assert not path.exists()
+    pd.testing.assert_frame_equal(resumed[0], reference[0], check_exact=True)
+    for name, tensor in reference[1].items():
+        assert torch.equal(resumed[1][name], tensor), name

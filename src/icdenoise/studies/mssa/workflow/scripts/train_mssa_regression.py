@@ -1,11 +1,13 @@
 """Rule train_mssa_regression: one in-context model, one task, one seed; its training curve and test errors, each
-with the device it trained on in its provenance (`device`, not a column: how a job runs is not a result)."""
+with the device it trained on in its provenance (`device`, not a column: how a job runs is not a result). The job saves
+its state now and then and continues from it when run again (icdenoise.pipeline.checkpoints)."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
 hand_over()
 
 from icdenoise.maths.runtime import resolve_device, use_threads
+from icdenoise.pipeline.checkpoints import job_checkpoint
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import write_job_parquet
 from icdenoise.studies.mssa.regression import error_table, sample_prompts
@@ -19,8 +21,10 @@ device = resolve_device(snakemake.config["execution"]["mssa"]["regression"]["dev
 model = build_model(architecture, block["d"], block["width"], block["heads"], snakemake.params.layers, block["examples"], seed)
 log.info("%s, %d layers, width %d, %d heads: %d parameters, on %s", architecture, snakemake.params.layers, block["width"],
          block["heads"], parameter_count(model), device)
-curve = train_model(model, task, block["d"], block["nonzeros"], block["examples"], block["steps"], block["batch"],
-                    block["learning_rate"], block["clip"], seed, block["record_every"], device=str(device), log=log)
+with job_checkpoint(snakemake, log, f"{architecture} on {task}, seed {seed}") as checkpoint:
+    curve = train_model(model, task, block["d"], block["nonzeros"], block["examples"], block["steps"], block["batch"],
+                        block["learning_rate"], block["clip"], seed, block["record_every"], device=str(device), log=log,
+                        checkpoint=checkpoint)
 xs, ys = sample_prompts(task, block["d"], block["nonzeros"], block["test_prompts"], block["examples"], block["test_seed"])
 errors = error_table({architecture: predict(model.cpu(), xs, ys)}, ys, task, block["d"], block["nonzeros"])
 errors = errors.assign(task=task, seed=seed, d=block["d"], layers=snakemake.params.layers, parameters=parameter_count(model),
