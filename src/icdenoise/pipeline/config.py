@@ -8,10 +8,11 @@ nearest allowed name: "did you mean epochs?") and, given the config files merged
 under the file that sets the key. A key outside the names allowed there (an unknown claim id) is one
 problem, listing the allowed names once, without what its block would lack as such a key. In order: the
 ``studies`` block, then non-finite numbers, the schema's problems (integers must be integers: 4.0 is
-refused), a user's model classes (icdenoise.pipeline.user_models), the cross-key checks of the shared
-blocks, of every study and of the sweeps' keys, every sweep point's settings (icdenoise.pipeline.sweeps),
-the device, and a pre-flight estimate of the largest job's memory. It returns the loaded studies. In the
-workflow, `config_errors_end_the_run` shows a ConfigError as its message alone, without a traceback.
+refused), a user's model classes (icdenoise.pipeline.user_models) and tasks (icdenoise.pipeline.user_tasks),
+the cross-key checks of the shared blocks, of every study and of the sweeps' keys, every sweep point's
+settings (icdenoise.pipeline.sweeps), the device, and a pre-flight estimate of the largest job's memory. It
+returns the loaded studies. In the workflow, `config_errors_end_the_run` shows a ConfigError as its message
+alone, without a traceback.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from icdenoise.pipeline.cluster import SHARED_DEVICES
 from icdenoise.pipeline.registry import RegistryError, Run, Study, load_studies, shared_and_study
 from icdenoise.pipeline.sweeps import key_problems, point_config, sweep_points
 from icdenoise.pipeline.user_models import class_problems, denoised_by
+from icdenoise.pipeline.user_tasks import task_problems
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it: the schema loads ~5× faster
 
@@ -511,7 +513,7 @@ def validate_config(config: dict, schema_dir: str | Path, local_execution: bool 
     paths = {text: path for text, path in findings}
     problems = nonfinite_problems(config) + [text for text, _ in findings]
     if not problems:
-        problems += class_problems(config)
+        problems += class_problems(config) + task_problems(config)
     problems += relation_problems(config, studies)
     if not problems:
         problems += sweep_problems(config, schema)
