@@ -55,7 +55,7 @@ def variants(node: dict, defs: dict) -> list[tuple[str, dict]]:
     for branch in node.get("allOf", []):
         if "then" in branch:
             (selector, condition), = branch["if"]["properties"].items()
-            label = condition.get("const") or "/".join(condition.get("enum", []))
+            label = condition.get("const") or "/".join(condition.get("enum", [])) or condition.get("title", "")
             found.append((label, resolve_ref(branch["then"], defs)))
     return found
 
@@ -102,6 +102,10 @@ def _branches(node: dict, path: str, defs: dict):
             child = resolve_ref(child, defs)
             note = f"({', '.join(owners)} only) " if len(owners) < len(branch_list) else ""
             yield from rows({**child, "description": note + child.get("description", "")}, f"{path}.{key}", defs)
+    for label, branch in branch_list:  # a branch's own open keys (a task of your own's parameters)
+        extra = branch.get("additionalProperties")
+        if isinstance(extra, dict):
+            yield f"{path}.<parameter>", {**extra, "description": f"({label} only) {extra.get('description', '')}"}
 
 
 def table() -> str:
@@ -114,7 +118,9 @@ def table() -> str:
     out = [header + "| key | type | allowed | meaning |", "|---|---|---|---|"]
     for path, node in rows(schema, "", defs):
         description = " ".join(str(node.get("description", "")).split()).replace("|", "\\|")
-        out.append(f"| `{path}` | {node.get('type', '')} | {allowed(node, defs)} | {description} |")
+        kind = node.get("type", "")
+        kind = " \\| ".join(kind) if isinstance(kind, list) else kind  # a value of several types (a task's parameter)
+        out.append(f"| `{path}` | {kind} | {allowed(node, defs)} | {description} |")
     return "\n".join(out) + "\n"
 
 

@@ -24,6 +24,7 @@ from icdenoise.pipeline.registry import Run
 from icdenoise.pipeline.resources import machine_cores, machine_memory_mb
 from icdenoise.pipeline.sweeps import configured_training, shared_points, sweep_points, with_sweep_cases
 from icdenoise.pipeline.user_models import is_user_class, module_file
+from icdenoise.pipeline.user_tasks import task_module_files, task_notices
 
 WORKFLOW = Path(workflow.basedir) / "workflow"
 # The pre-registered claim definitions, relative to the working directory: a copied workflow keeps its ledgers.
@@ -47,6 +48,10 @@ RUN_ROOT = run_root(RUN_NAME, BASE_RUN)
 pathvars:
     **path_variables(RUN_ROOT),
 
+
+if workflow.is_main_process:
+    for notice in task_notices(config):  # a task of one's own without a Bayes posterior mean: what the leaderboard does
+        logger.warning(notice)
 
 if workflow.is_main_process and unnamed_changes(config, BASE_CONFIG):
     logger.warning(
@@ -192,6 +197,12 @@ def user_model_files(models):
     architectures = {config["models"][model]["architecture"] for model in models}
     files = (module_file(architecture) for architecture in architectures if is_user_class(architecture))
     return sorted(filter(None, files))
+
+
+def user_task_files(wildcards):
+    """The module file of the case's task where it is one's own (module.path:ClassName): a code input of the jobs
+    that sample or score the case, so that editing the class re-runs exactly those; none for a registered task."""
+    return task_module_files([case_block(wildcards.case)])
 
 
 def get_case_params(wildcards):

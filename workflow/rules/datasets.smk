@@ -15,6 +15,7 @@ job_rule(
     "corruption; shared by every seed and model (PROTOCOL: Conventions).",
     "../scripts/sample_prompts.py",
     "<results>/datasets/{case}/L{L}.parquet",
+    input=dict(task_code=user_task_files),
     params=dict(case=get_case_params, dataset=get_dataset_params),
     # above every training's and evaluation's: a dataset takes about a second, and trainings wait for it
     priority=1 + highest_compute_priority(),

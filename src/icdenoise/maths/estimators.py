@@ -9,20 +9,35 @@ Each declares whether it reads the prompt's context:
   so it applies to query-only corruption alone.
 
 A transformed case (Appendix H) is scored with A known: closed forms see A⁻¹ applied first.
+
+A task of one's own (`icdenoise.maths.tasks.UserTask`) brings its closed forms itself: its Bayes posterior mean
+as `oracle` where it implements `bayes`, and the zero predictor always (`closed_forms_of`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable
 
 import numpy as np
 
 from icdenoise.maths import bayes
-from icdenoise.maths.cases import Case, untransformed
+from icdenoise.maths.cases import Case, make_case, untransformed
 from icdenoise.maths.denoisers import Denoiser
 from icdenoise.maths.prompts import Prompts
-from icdenoise.maths.tasks import FixedMixture, GaussianMixture, LinearSubspace, LowRankMixture, Sphere, Task
+from icdenoise.maths.tasks import (
+    CASE_KEYS,
+    FixedMixture,
+    GaussianMixture,
+    LinearSubspace,
+    LowRankMixture,
+    Sphere,
+    Task,
+    UserTask,
+    task_class,
+    task_interface_problems,
+    user_task_offers,
+)
 
 Formula = Callable[[Prompts, Task, float], np.ndarray]  # (prompts, task, σ_z²) → (N, n)
 
@@ -131,6 +146,20 @@ ESTIMATORS: dict[str, dict[str, ClosedForm]] = {
 }
 
 
+def user_task_oracle(prompts: Prompts, task: UserTask, sigma_z_sq: float) -> np.ndarray:
+    """A task of one's own's Bayes posterior mean (`UserTask.bayes`), with the prompt's true parameters."""
+    return task.bayes(prompts, sigma_z_sq)
+
+
+def closed_forms_of(task: Task) -> dict[str, ClosedForm]:
+    """The closed forms of a task: those registered under its name in ESTIMATORS; for a task of one's own,
+    its Bayes posterior mean as `oracle` where it implements `bayes`, and the zero predictor."""
+    if not isinstance(task, UserTask):
+        return ESTIMATORS[task.name]
+    own = {"oracle": ClosedForm(user_task_oracle, reads_context=False)} if user_task_offers(type(task))["bayes"] else {}
+    return {**own, "zero": ClosedForm(zero_predictor, reads_context=False)}
+
+
 def _token_by_token(prompts: Prompts) -> Prompts:
     """Queries (N, Q, n) as N·Q single-query prompts with their prompt's task parameters repeated.
     Only estimators that do not read the context get here, so the context is left empty."""
@@ -165,7 +194,7 @@ def closed_form_denoisers(case: Case) -> dict[str, Denoiser]:
     """Every registered closed form that applies to the case, by name, in registry order."""
     return {
         name: ClosedFormDenoiser(closed_form, case.task, case.corruption.sigma_z_sq)
-        for name, closed_form in ESTIMATORS[case.task.name].items()
+        for name, closed_form in closed_forms_of(case.task).items()
         if applies(closed_form, case)
     }
 
@@ -175,10 +204,98 @@ def expected_loss_per_coordinate(estimator: str, task: Task, sigma_z_sq: float) 
 
     - linear oracle: d σ0² σ_z² / (σ0² + σ_z²), the total Bayes loss (the value printed with eq. 4,
       whose left-hand side should read E‖f_opt(X̃) − X‖², not E‖P X̃ − X‖² = d σ_z²), divided by n;
-    - zero predictor: E‖x‖² = d σ0² (linear), R² (sphere), R² + n σ0² (gmm), divided by n.
+    - zero predictor: E‖x‖² = d σ0² (linear), R² (sphere), R² + n σ0² (gmm), divided by n;
+    - a task of one's own: its `second_moment` and `bayes_loss`, divided by n (NaN where it gives none).
     """
     if estimator == "zero":
         return task.second_moment() / task.n
+    if isinstance(task, UserTask) and estimator == "oracle":
+        return task.bayes_loss(sigma_z_sq) / task.n
     if task.name == "linear" and estimator == "oracle":
         return task.d * bayes.linear_bayes_loss_per_dimension(task.sigma0_sq, sigma_z_sq) / task.n
     return float("nan")
+
+
+CHECK_TOKENS = 3  # tokens a task of one's own draws in its check, and prompts of at most this context length
+
+
+def _draw_problems(task: UserTask) -> list[str]:
+    """What is wrong with a task's draw of CHECK_TOKENS tokens from ``default_rng([0, 0])``: its form, and whether a
+    second draw from an equal generator repeats it (a task drawing from any other generator would break the
+    per-prompt seeding of icdenoise.maths.cases)."""
+    draws = []
+    for _ in range(2):
+        drawn = task.sample_tokens(np.random.default_rng([0, 0]), CHECK_TOKENS)
+        if not (isinstance(drawn, tuple) and len(drawn) == 2 and isinstance(drawn[1], dict)):
+            return [f"sample_tokens(rng, count) returned {type(drawn).__name__}, not a pair (tokens (count, n), {{parameter: array}})"]
+        tokens, parameters = np.asarray(drawn[0]), {key: np.asarray(value) for key, value in drawn[1].items()}
+        if tokens.shape != (CHECK_TOKENS, task.n) or tokens.dtype.kind != "f" or not np.isfinite(tokens).all():
+            return [f"sample_tokens(rng, {CHECK_TOKENS}) returned tokens of shape {tokens.shape} and dtype {tokens.dtype} "
+                    f"(allowed: finite floats of shape ({CHECK_TOKENS}, n) = ({CHECK_TOKENS}, {task.n}))"]
+        bad = sorted(key for key, value in parameters.items() if not isinstance(key, str) or value.dtype.kind not in "biuf")
+        if bad:
+            return [f"sample_tokens returned parameters {bad} that are not numeric arrays by name (each is stored in the dataset)"]
+        draws.append((tokens, parameters))
+    (tokens, parameters), (again, parameters_again) = draws
+    same = np.array_equal(tokens, again) and parameters.keys() == parameters_again.keys() and all(
+        np.array_equal(value, parameters_again[key]) for key, value in parameters.items())
+    if not same:
+        return ["sample_tokens draws differently from two equal generators: it must draw from its `rng` alone (the prompt's "
+                "own generator), never from numpy's or torch's global one"]
+    return []
+
+
+def user_task_report(block: dict) -> dict:
+    """The check of a case whose task is one's own (``task: module.path:ClassName``), made before any job in a child
+    interpreter (icdenoise.pipeline.user_tasks): {"problems": what is wrong, in words; "parameters": the class's
+    fields; "missing": those the block lacks; "unknown": the block's keys that are none of them nor a case's own keys
+    (CASE_KEYS); "offers": which optional methods it implements}. The class must import, be a UserTask dataclass
+    implementing sample_tokens, be built from the block, draw well-formed tokens from the generator it is given only,
+    sample two prompts with the case's corruption, and, where it has `bayes`, estimate their targets' shape."""
+    report = {"problems": [], "parameters": [], "missing": [], "unknown": [], "offers": {}}
+    try:
+        cls = task_class(block["task"])
+    except Exception as error:
+        report["problems"] = [f"cannot import it ({type(error).__name__}: {error}; is its folder on PYTHONPATH?)"]
+        return report
+    report["problems"] = task_interface_problems(cls)
+    if report["problems"]:
+        return report
+    report["offers"] = user_task_offers(cls)
+    report["parameters"] = [field.name for field in fields(cls)]
+    report["missing"] = [name for name in report["parameters"] if name not in block]
+    report["unknown"] = [key for key in block if key not in report["parameters"] and key not in CASE_KEYS]
+    if report["missing"] or report["unknown"]:
+        return report
+    try:
+        case = make_case(block)
+    except Exception as error:
+        report["problems"] = [f"cannot be built from the case's keys ({type(error).__name__}: {error})"]
+        return report
+    steps = [("sample_tokens", lambda: _draw_problems(case.task))]
+    steps.append(("sampling two prompts", lambda: _sampled_problems(case, min(block["L"], CHECK_TOKENS))))
+    for step, check in steps:
+        try:
+            report["problems"] = check()
+        except Exception as error:
+            report["problems"] = [f"{step} failed ({type(error).__name__}: {error})"]
+        if report["problems"]:
+            break
+    return report
+
+
+def _sampled_problems(case: Case, context_length: int) -> list[str]:
+    """Two prompts of the case, and where the task has `bayes`, its estimate for their queries as the `oracle` passes
+    them (one per row; under all-token corruption every token a query): finite values of the queries' shape."""
+    prompts = untransformed(case.sample(2, context_length, seed=0))
+    if "oracle" not in closed_forms_of(case.task):
+        return []
+    given = _token_by_token(prompts) if prompts.query.ndim == 3 else prompts
+    try:
+        estimate = np.asarray(case.task.bayes(given, case.corruption.sigma_z_sq))
+    except Exception as error:
+        return [f"bayes(prompts, sigma_z_sq) failed ({type(error).__name__}: {error})"]
+    if estimate.shape != given.query.shape or estimate.dtype.kind != "f" or not np.isfinite(estimate).all():
+        return [f"bayes(prompts, sigma_z_sq) returned {estimate.dtype} values of shape {estimate.shape} for queries of shape "
+                f"{given.query.shape} (allowed: finite floats, the queries' shape)"]
+    return []

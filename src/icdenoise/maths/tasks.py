@@ -1,14 +1,21 @@
 """Tasks: distributions over token distributions p_X (Section 2.2). A task draws one p_X per
 prompt (its subspace, sphere or set of centres) and i.i.d. clean tokens from it. What the network
 sees is decided by a corruption (`icdenoise.maths.corruptions`), not by the task.
+
+The registered tasks are `TASKS`; a task of one's own, outside the package, subclasses `UserTask` and is named in a
+case as ``module.path:ClassName`` (`make_task`; docs/experiments.md).
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from icdenoise.maths.prompts import Prompts
 
 
 def haar_orthonormal_basis(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
@@ -180,9 +187,83 @@ class LowRankMixture(Task):
 TASKS: dict[str, type[Task]] = {cls.name: cls for cls in (LinearSubspace, Sphere, GaussianMixture, FixedMixture, LowRankMixture)}
 
 
+@dataclass(frozen=True)
+class UserTask(Task):
+    """A task of one's own, from outside the package (docs/experiments.md, "A task of your own"): a subclass,
+    itself a ``@dataclass(frozen=True)`` whose fields are `n` and the task's parameters, named in a case as
+    ``task: module.path:ClassName`` with its folder on PYTHONPATH; the case block's keys of those names set them.
+
+    It implements, as every task, `sample_tokens(rng, count)`: one p_X and `count` i.i.d. clean tokens from it,
+    ``((count, n) array, {parameter: array})``, drawn from `rng` alone. `rng` is the prompt's own generator,
+    ``default_rng([seed, i])`` (icdenoise.maths.cases), from which the corruption then draws the noise, so that a
+    prompt depends only on (seed, i). Each parameter is stored with the dataset (a column) and reaches `bayes`
+    with a leading prompt axis.
+
+    Optional, each checked before any job (icdenoise.pipeline.user_tasks):
+    - `bayes(prompts, sigma_z_sq)`: (N, n), the posterior mean E[x | x̃, the prompt's parameters] of the clean
+      token x behind each noisy query x̃ = x + z, z ~ N(0, σ_z² I_n), for queries ``prompts.query`` (N, n) and
+      parameters ``prompts.task`` (N, …); under all-token corruption each noisy token comes as a query of its own.
+      It is the case's `oracle`, the Bayes baseline of the leaderboard's ratios; without it the case has none.
+    - `second_moment()`: E‖x‖², the zero predictor's expected loss;
+    - `bayes_loss(sigma_z_sq)`: E‖bayes(x̃) − x‖², the oracle's expected loss.
+    The two losses fill evaluate_bayes's `expected` column (NaN where a task gives none).
+    """
+
+    name: ClassVar[str] = "module.path:ClassName"  # each subclass's own, set when it is defined
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.name = f"{cls.__module__}:{cls.__qualname__}"
+
+    def bayes(self, prompts: Prompts, sigma_z_sq: float) -> np.ndarray:
+        """(N, n): the Bayes posterior mean of each query's clean token (optional)."""
+        raise NotImplementedError
+
+    def second_moment(self) -> float:
+        """E‖x‖² where the task knows it (optional); NaN: unknown."""
+        return float("nan")
+
+    def bayes_loss(self, sigma_z_sq: float) -> float:
+        """E‖bayes(x̃) − x‖² where the task knows it (optional); NaN: unknown."""
+        return float("nan")
+
+
+USER_TASK_OPTIONS = ("bayes", "second_moment", "bayes_loss")  # what a UserTask may implement besides sample_tokens
+CASE_KEYS = frozenset({"task", "corruption", "L", "transform"})  # a case block's keys that are not its task's parameters
+
+
+def task_class(name: str) -> type[Task]:
+    """A registered task by its name, or a task of one's own by ``module.path:ClassName``."""
+    if ":" not in name:
+        return TASKS[name]
+    module, cls = name.split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def task_interface_problems(cls) -> list[str]:
+    """What a class named as a task of one's own lacks: a `UserTask` subclass, a dataclass of its own (its
+    parameters are its fields), implementing `sample_tokens`."""
+    if not (isinstance(cls, type) and issubclass(cls, UserTask)):
+        return [f"{cls!r} is not a subclass of icdenoise.maths.tasks.UserTask"]
+    problems = []
+    if "__dataclass_fields__" not in vars(cls):
+        problems.append("it is not a dataclass of its own (decorate it with @dataclass(frozen=True), its parameters as fields)")
+    if cls.sample_tokens is Task.sample_tokens:
+        problems.append("it does not implement sample_tokens(rng, count)")
+    return problems
+
+
+def user_task_offers(cls: type[UserTask]) -> dict[str, bool]:
+    """Which of the optional methods (USER_TASK_OPTIONS) a task of one's own implements."""
+    return {method: getattr(cls, method) is not getattr(UserTask, method) for method in USER_TASK_OPTIONS}
+
+
 def make_task(block: dict) -> Task:
-    """The task registered under ``block["task"]``, built from a config case block."""
+    """The task registered under ``block["task"]``, or a task of one's own named ``module.path:ClassName``
+    (a `UserTask`), built from a config case block."""
     name = block["task"]
+    if ":" in name:
+        return task_class(name).from_config(block)
     if name not in TASKS:
         raise KeyError(f"unknown task {name!r}; registered tasks: {sorted(TASKS)}")
     return TASKS[name].from_config(block)

@@ -8,10 +8,11 @@ nearest allowed name: "did you mean epochs?") and, given the config files merged
 under the file that sets the key. A key outside the names allowed there (an unknown claim id) is one
 problem, listing the allowed names once, without what its block would lack as such a key. In order: the
 ``studies`` block, then non-finite numbers, the schema's problems (integers must be integers: 4.0 is
-refused), a user's model classes (icdenoise.pipeline.user_models), the cross-key checks of the shared
-blocks, of every study and of the sweeps' keys, every sweep point's settings (icdenoise.pipeline.sweeps),
-the device, and a pre-flight estimate of the largest job's memory. It returns the loaded studies. In the
-workflow, `config_errors_end_the_run` shows a ConfigError as its message alone, without a traceback.
+refused), a user's model classes (icdenoise.pipeline.user_models) and tasks (icdenoise.pipeline.user_tasks),
+the cross-key checks of the shared blocks, of every study and of the sweeps' keys, every sweep point's
+settings (icdenoise.pipeline.sweeps), the device, and a pre-flight estimate of the largest job's memory. It
+returns the loaded studies. In the workflow, `config_errors_end_the_run` shows a ConfigError as its message
+alone, without a traceback.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from icdenoise.pipeline.cluster import SHARED_DEVICES
 from icdenoise.pipeline.registry import RegistryError, Run, Study, load_studies, shared_and_study
 from icdenoise.pipeline.sweeps import key_problems, point_config, sweep_points
 from icdenoise.pipeline.user_models import class_problems, denoised_by
+from icdenoise.pipeline.user_tasks import task_problems
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it: the schema loads ~5× faster
 
@@ -102,6 +104,9 @@ def _allowed(error: jsonschema.ValidationError, defs: dict) -> str:
         return "allowed keys: " + ", ".join(sorted(resolve_ref(schema, defs).get("properties", {})))
     if "enum" in schema:
         return f"allowed {'keys' if _is_key_error(error) else 'values'}: " + ", ".join(map(str, schema["enum"]))
+    if _enum_options(error):  # an unknown name where a class of one's own is also allowed: the names, then the rest
+        others = [option.get("description", "") for option in schema["anyOf"] if "enum" not in option]
+        return "allowed values: " + ", ".join(map(str, _enum_options(error))) + "".join(f"; or {other}" for other in others)
     if error.validator == "anyOf":
         return "allowed: " + "; or ".join(option.get("description", "") for option in schema["anyOf"])
     if error.validator == "required":
@@ -167,11 +172,21 @@ def _schema_keys(schema: dict, defs: dict, prefix: str = "", seen: frozenset = f
     return keys
 
 
+def _enum_options(error: jsonschema.ValidationError) -> list[str]:
+    """The names an anyOf lists in its options (a registered name, or a class of one's own as module.path:ClassName),
+    where its string value names no class (no ':'), and so is an unknown name; [] otherwise."""
+    if error.validator != "anyOf" or not isinstance(error.schema, dict):
+        return []
+    if not isinstance(error.instance, str) or ":" in error.instance:
+        return []
+    return [name for option in error.schema["anyOf"] for name in option.get("enum", [])]
+
+
 def _unknown_names(error: jsonschema.ValidationError, defs: dict) -> tuple[list[str], list[str]]:
     """The names an error refuses and the names allowed in their place: the unknown keys of an object
     (additionalProperties, unevaluatedProperties; in their place also the keys of the objects inside it,
-    dotted), a key outside its enum (propertyNames: a study's claim ids) or a value outside its enum; ([], [])
-    for any other error."""
+    dotted), a key outside its enum (propertyNames: a study's claim ids) or a value outside its enum (or outside
+    the names of an anyOf that also allows a class of one's own, `_enum_options`); ([], []) for any other error."""
     if error.schema is False or not isinstance(error.schema, dict):
         return [], []
     if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
@@ -179,6 +194,8 @@ def _unknown_names(error: jsonschema.ValidationError, defs: dict) -> tuple[list[
         return [str(key) for key in error.instance if key not in allowed], _schema_keys(error.schema, defs)
     if error.validator == "enum" and isinstance(error.instance, str):
         return [error.instance], list(error.schema["enum"])
+    if _enum_options(error):
+        return [error.instance], _enum_options(error)
     return [], []
 
 
@@ -201,7 +218,7 @@ def _is_key_error(error: jsonschema.ValidationError) -> bool:
 def _message(error: jsonschema.ValidationError) -> str:
     """What is wrong, in a few words: jsonschema's own message, except for a name outside its enum, whose
     message would list the allowed names that `_allowed` states after it."""
-    if error.validator == "enum":
+    if error.validator == "enum" or _enum_options(error):
         return f"{error.instance!r} is not an allowed {'key' if _is_key_error(error) else 'value'}"
     return error.message
 
@@ -496,7 +513,7 @@ def validate_config(config: dict, schema_dir: str | Path, local_execution: bool 
     paths = {text: path for text, path in findings}
     problems = nonfinite_problems(config) + [text for text, _ in findings]
     if not problems:
-        problems += class_problems(config)
+        problems += class_problems(config) + task_problems(config)
     problems += relation_problems(config, studies)
     if not problems:
         problems += sweep_problems(config, schema)

@@ -97,3 +97,27 @@ def test_leaderboard_ranks_each_case_and_divides_by_its_oracle():
     softmax = exact[exact["estimator"] == "softmax"].iloc[0]
     assert np.isnan(softmax["ratio_to_bayes"]) and softmax["gap_to_zero"] == pytest.approx(0.3, rel=1e-9)
     assert exact[exact["case"] == "b"]["ratio_to_bayes"].tolist() == pytest.approx([1.0, 2.5])
+
+
+def test_a_case_without_a_bayes_baseline_is_marked_missing_never_exact():
+    """A task of one's own without `bayes` has no oracle row: its ratios and gaps are NaN in the table and read
+    NO_BAYES in the Markdown, whose legend explains it; the "–" of an exact Bayes stays for that alone."""
+    from icdenoise.records.leaderboard import NO_BAYES
+
+    sources = {"run": "r", "files": [], "merged_sha256": "1" * 64}
+    closed = pd.DataFrame({"case": ["a", "a", "own", "own"], "estimator": ["oracle", "zero", "zero", "zero_again"],
+                           "mse": [1e-13, 1.0, 0.5, 0.6], "sem": [0.01] * 4, "expected": [np.nan] * 4, "n_prompts": 100, "L": 5})
+    trained = pd.DataFrame({"case": "own", "estimator": "softmax", "seed": [0, 1], "mse": [0.2, 0.4], "sem": [0.02, 0.04],
+                            "n_prompts": 100, "L": 5})
+    cases = {"a": {"task": "linear", "corruption": {"kind": "query"}}, "own": {"task": "mine:Ring", "corruption": {"kind": "query"}}}
+    table = leaderboard_table(closed, trained, cases)
+    own = table[table["case"] == "own"]
+    assert own[["bayes_mse", "ratio_to_bayes", "gap_to_zero"]].isna().all().all() and list(own["estimator"])[0] == "softmax"
+    text = markdown(table, sources)
+    sections = text.split("## ")
+    exact, missing = sections[1], sections[2]
+    assert "–" in exact and NO_BAYES not in exact  # a's Bayes is exact up to rounding: its ratios read "–"
+    assert "No Bayes baseline" in missing and "–" not in missing
+    assert all(line.endswith(f"| {NO_BAYES} | {NO_BAYES} |") for line in missing.splitlines() if line.startswith("| `"))
+    assert f'"{NO_BAYES}" marks a case whose task' in sections[0]
+    assert NO_BAYES not in markdown(table[table["case"] == "a"], sources)  # the legend names it only where a case lacks one

@@ -97,7 +97,7 @@ def test_schema_names_equal_the_registries(schema, studies):
     """Tasks, corruptions, model architectures and every study's claims: the schema lists exactly what is registered."""
     defs, properties = schema["$defs"], schema["properties"]
     listed = {
-        "task": set(defs["case"]["properties"]["task"]["enum"]),
+        "task": set(defs["case"]["properties"]["task"]["anyOf"][0]["enum"]),
         "corruption": set(defs["corruption"]["properties"]["kind"]["enum"]),
         "architecture": set(defs["model"]["properties"]["architecture"]["anyOf"][0]["enum"]),
     }
@@ -128,6 +128,12 @@ BAD = [
     (lambda c: c["cases"]["linear"].update(L=20.0), "cases.linear.L", "20.0 is not of type 'integer'"),
     (lambda c: c["training"].update(seeds=[0, True]), "training.seeds.1", "is not of type 'integer'"),
     (lambda c: c["cases"].update(torus={"task": "torus", "n": 3}), "cases.torus.task", "linear, sphere, gmm"),
+    (lambda c: c["cases"].update(torus={"task": "torus", "n": 3}), "cases.torus.task", "or a task of your own as module.path:ClassName"),
+    (lambda c: c["cases"]["linear"].update(task="lineer"), "cases.linear.task", "'lineer' is not an allowed value; did you mean linear?"),
+    (lambda c: c["cases"].update(own={**c["cases"]["gmm"], "task": "my tasks:Ring"}), "cases.own.task", "module.path:ClassName"),
+    (lambda c: c["cases"].update(own={"task": "mine:Ring", "n": 3, "radius": 1.0, "L": 5}), "cases.own", "required keys: task, n, corruption, L"),
+    (lambda c: c["cases"].update(own={**c["cases"]["gmm"], "task": "mine:Ring", "n": 0}), "cases.own.n", "≥ 1"),
+    (lambda c: c["models"].update(deep={"architecture": "sofmax"}), "models.deep.architecture", "did you mean softmax?"),
     (lambda c: c["cases"].update(Bad_Name=c["cases"]["linear"]), "cases", "^[a-z][a-z0-9_]*$"),
     (lambda c: c["cases"]["linear"].update(K=3), "cases.linear", "allowed keys"),
     (lambda c: c["cases"]["linear"]["corruption"].update(kind="blur"), "cases.linear.corruption.kind", "query, all_tokens"),
