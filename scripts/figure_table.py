@@ -90,20 +90,25 @@ def common_code(rules, repo: Path = REPO) -> list[str]:
     return sorted(shared)
 
 
+def study_targets(workflow) -> list[tuple[str, str]]:
+    """(study, file) of every study's figures and ledger, in the order their rules were defined; each file as the
+    paper run's (figures/…, not <figures>/…)."""
+    return [(study, workflow.pathvars.apply(target)) for study, target in workflow.globals["STUDY_TARGETS"].read()]
+
+
 def rows(workflow) -> tuple[list[str], list]:
     """The table's Markdown rows and the plot rules they show."""
     by_output = {str(path): rule for rule in workflow.rules for path in rule.output}
     lines, plots = [], []
-    for study, targets in workflow.globals["STUDY_TARGETS"].items():
-        for target in map(workflow.pathvars.apply, targets):  # <figures>/… as the paper run's figures/…
-            rule = by_output[target]
-            if target.endswith(".pdf"):
-                plots.append(rule)
-                modules = ", ".join(f"`{module}`" for module in drawing_modules(rule))
-                lines.append(f"| {study} | `{target}` | {cell(rule.docstring)} | {tables_of(rule)} | {modules} |")
-            elif target.endswith(".md"):
-                table = next(str(path) for path in rule.output if str(path).endswith(".parquet"))
-                lines.append(f"| {study} | `{target}` (claims ledger) | {cell(rule.docstring)} | `{table}` | – |")
+    for study, target in study_targets(workflow):
+        rule = by_output[target]
+        if target.endswith(".pdf"):
+            plots.append(rule)
+            modules = ", ".join(f"`{module}`" for module in drawing_modules(rule))
+            lines.append(f"| {study} | `{target}` | {cell(rule.docstring)} | {tables_of(rule)} | {modules} |")
+        elif target.endswith(".md"):
+            table = next(str(path) for path in rule.output if str(path).endswith(".parquet"))
+            lines.append(f"| {study} | `{target}` (claims ledger) | {cell(rule.docstring)} | `{table}` | – |")
     leaderboard = workflow.get_rule(LEADERBOARD_RULE)
     text, table = (next(str(path) for path in leaderboard.output if str(path).endswith(suffix)) for suffix in (".md", ".parquet"))
     lines.append(f"| all | `{text}` (target `leaderboard`) | {cell(leaderboard.docstring)} | `{table}` | – |")

@@ -2,8 +2,9 @@
 the plumbing, nor the experiments, nor a study; records import no plumbing, experiment or study; the
 experiments (sweeps, comparisons) import no plumbing and no study; the plumbing imports no torch and
 names no study; tables are computed without matplotlib; a drawing imports only the shared look and
-other drawings of its study and fits nothing; a study imports the plumbing only for its registration, its job sizes and its rule
-scripts' job logging and warm start; a study's registration (study.py) costs no torch."""
+other drawings of its study and fits nothing; no module imports itself through another; a study imports
+the plumbing only for its registration, its job sizes and its rule scripts' job logging and warm start; a
+study's registration (study.py) costs no torch."""
 
 import ast
 import functools
@@ -74,6 +75,14 @@ def test_each_layer_imports_only_the_layers_below_it(layer, forbidden):
     for name in modules:
         wrong = {imported for imported in imports(name) if layer_of(imported) in forbidden}
         assert not wrong, f"{name} imports {sorted(wrong)}"
+
+
+def test_no_module_imports_itself_through_another():
+    """No import cycle, not even through an import inside a function (pipeline.config and pipeline.sweeps once
+    shared `nearest` that way): a name two modules share lives in a module both import."""
+    for name in sorted(MODULES):
+        for imported in sorted(imports(name) & MODULES.keys() - {name}):
+            assert name not in closure(imported), f"{name} imports {imported}, which imports {name} back"
 
 
 def test_the_plumbing_imports_no_torch_even_through_the_package():

@@ -6,7 +6,6 @@
 from icdenoise.pipeline.named_runs import compared_in_workflow, in_run
 
 COMPARED_RUNS = list(dict.fromkeys([RUN_NAME, *config["comparison"]["runs"]]))
-COMPARED_LEDGERS = LEDGER_TABLES if config["comparison"]["ledgers"] else {}
 
 
 job_rule(
@@ -16,13 +15,13 @@ job_rule(
     "../scripts/compare_runs.py",
     dict(table="<figures>/comparison.parquet", text="<figures>/comparison.md"),
     input=lambda wildcards: dict(
-        tables=[path for _, _, path in compared_in_workflow(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)],
+        tables=[path for _, _, path in compared_in_workflow(COMPARED_RUNS, RUN_NAME, BASE_RUN, compared_ledgers())],
         configs=[in_run("<results>/config.yaml", run, BASE_RUN) for run in COMPARED_RUNS if run != RUN_NAME],
     ),
     params=dict(
         tables=lambda wildcards: [
             dict(run=run, study=study)
-            for run, study, _ in compared_in_workflow(COMPARED_RUNS, RUN_NAME, BASE_RUN, COMPARED_LEDGERS)
+            for run, study, _ in compared_in_workflow(COMPARED_RUNS, RUN_NAME, BASE_RUN, compared_ledgers())
         ],
         runs=[run for run in COMPARED_RUNS if run != RUN_NAME],
     ),

@@ -11,6 +11,7 @@ from pathlib import Path
 from snakemake.io import get_wildcard_names
 
 from icdenoise.pipeline.cluster import placement
+from icdenoise.pipeline.collected import Collected
 from icdenoise.pipeline.codedeps import LEDGER_SCRIPT, code_dependencies, imported_modules, trains_in_shared_stage
 from icdenoise.pipeline.config import device_keys, setting
 from icdenoise.pipeline.joblog import job_files
@@ -23,11 +24,24 @@ from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 ENVIRONMENT = str(WORKFLOW / "envs" / "icdenoise.yaml")
 SIZES = shared_and_study(SHARED_SIZES, STUDIES, "sizes")  # rule → its job-size model
 DEVICES = device_keys(STUDIES)  # rule → the config key of its device setting
+
+
+def rules_file_being_read():
+    """The rule file Snakemake is reading now (relative to the working directory where it lies inside), or None
+    once it has read them all and builds the DAG."""
+    if not workflow.included_stack:
+        return None
+    path = Path(workflow.included_stack[-1].get_path_or_uri(secret_free=True)).resolve()
+    return str(path.relative_to(Path.cwd().resolve()) if path.is_relative_to(Path.cwd().resolve()) else path)
+
+
+# What the helpers collect as they define rules, for rules of other files (icdenoise.pipeline.collected): read when
+# the DAG is built (input functions), so that the order of the Snakefile's includes changes no job.
 JOB_MODULES = {}  # rule → the modules its jobs import (its script's, and those it names); the warm start preloads them
-STUDY_TARGETS = {name: [] for name in STUDIES}  # study → its figures and ledger: its target rule's inputs
-REPORTED_TABLES = []  # the tables whose Markdown the report captions: they must be built from the config given
-SCORE_TABLES = []  # the studies' score tables that join the leaderboard
-LEDGER_TABLES = {}  # study → its ledger's table (compared across runs)
+STUDY_TARGETS = Collected("STUDY_TARGETS", "(study, file) of every study's figures and ledger", rules_file_being_read)
+REPORTED_TABLES = Collected("REPORTED_TABLES", "the tables the report captions", rules_file_being_read)
+SCORE_TABLES = Collected("SCORE_TABLES", "the studies' score tables that join the leaderboard", rules_file_being_read)
+LEDGER_TABLES = Collected("LEDGER_TABLES", "(study, its ledger's table), compared across runs", rules_file_being_read)
 # `snakemake --cache`: the rules defined with cache=True (the shared stages, the studies' compute rules and
 # score_rule's) keep their outputs in Snakemake's between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE
 # (OUTPUT_CACHE, common.smk); docs/experiments.md.
@@ -268,7 +282,7 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
     )
     # as plain paths: the report's flag stays on the plot rule's output alone, so that the report shows the figure as
     # its plot job's (with that job's params, which its caption reads), not as the study target's
-    STUDY_TARGETS[study] += [str(path) for path in outputs.values()]
+    STUDY_TARGETS.add(*((study, str(path)) for path in outputs.values()))
 
 
 def ledger_rule(name, study, tables, output, caption, appendix=None):
@@ -309,9 +323,9 @@ def ledger_rule(name, study, tables, output, caption, appendix=None):
         local=True,
         modules=[STUDIES[study].claims_module],
     )
-    STUDY_TARGETS[study] += [output["table"], output["text"], page]
-    REPORTED_TABLES.append(output["table"])
-    LEDGER_TABLES[study] = output["table"]
+    STUDY_TARGETS.add(*((study, path) for path in (output["table"], output["text"], page)))
+    REPORTED_TABLES.add(output["table"])
+    LEDGER_TABLES.add((study, output["table"]))
 
 
 def score_rule(name, study, cases, denoisers, settings):
@@ -338,4 +352,15 @@ def score_rule(name, study, cases, denoisers, settings):
         modules=[denoisers.split(":")[0]],
         cache=True,
     )
-    SCORE_TABLES.extend(f"<results>/{study}/leaderboard_scores/{case}.parquet" for case in cases)
+    SCORE_TABLES.add(*(f"<results>/{study}/leaderboard_scores/{case}.parquet" for case in cases))
+
+
+def get_study_targets(study):
+    """The input function of a study's target rule: its figures and ledger (STUDY_TARGETS), when the DAG is built."""
+    return lambda wildcards: [path for owner, path in STUDY_TARGETS.read() if owner == study]
+
+
+def compared_ledgers():
+    """Study → this run's ledger table (LEDGER_TABLES, when the DAG is built) where the comparison of runs compares
+    ledgers (comparison.ledgers), else none."""
+    return dict(LEDGER_TABLES.read()) if config["comparison"]["ledgers"] else {}

@@ -1,5 +1,6 @@
 # The common leaderboard: every closed form, every trained model and every study's own denoisers
-# (score_rule) on every configured case they apply to. Read after the studies' rules.
+# (score_rule) on every configured case they apply to. Its input reads the studies' score tables when the DAG is
+# built, so it may be included before or after the studies' rules.
 
 LEADERBOARD_PAGE = report(
     "<figures>/leaderboard.html",
@@ -13,15 +14,15 @@ job_rule(
     "Markdown, and the Markdown as an HTML page for the report).",
     "../scripts/build_leaderboard.py",
     dict(table="<figures>/leaderboard.parquet", text="<figures>/leaderboard.md", page=LEADERBOARD_PAGE),
-    input=dict(
+    input=lambda wildcards: dict(
         bayes=[bayes_path(case) for case in CASES],
         trained=[trained_scores_path(case) for case in CASES if models_trained_at(case, context_length(case))],
-        study_scores=SCORE_TABLES,
+        study_scores=SCORE_TABLES.read(),  # when the DAG is built: every study's, wherever its rules are included
     ),
     params=dict(cases=canonical(config["cases"]), order=CASES, config_sources=CONFIG_SOURCES),
     local=True,
 )
-REPORTED_TABLES.append("<figures>/leaderboard.parquet")
+REPORTED_TABLES.add("<figures>/leaderboard.parquet")
 
 
 rule leaderboard:

@@ -17,7 +17,6 @@ alone, without a traceback.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import subprocess
@@ -34,6 +33,7 @@ from icdenoise.maths.architectures import DENOISES
 from icdenoise.maths.corruptions import CORRUPTIONS
 from icdenoise.pipeline.cluster import SHARED_DEVICES
 from icdenoise.pipeline.registry import RegistryError, Run, Study, load_studies, shared_and_study
+from icdenoise.pipeline.suggestions import nearest
 from icdenoise.pipeline.sweeps import key_problems, point_config, sweep_points
 from icdenoise.pipeline.user_models import class_problems, denoised_by
 from icdenoise.pipeline.user_tasks import task_problems
@@ -141,24 +141,6 @@ def nonfinite_problems(node, path: tuple = ()) -> list[str]:
     if isinstance(node, float) and not math.isfinite(node):
         return [f"{_dotted(path)}: {node} is not a finite number (allowed: a finite number)"]
     return []
-
-
-# How alike (difflib's ratio) a misspelt name and the allowed one it suggests must be: epocks ~ epochs is 0.83,
-# n_promts ~ n_prompts 0.94, while tpu ~ cpu (0.67) and learning_rate ~ lr_decay_at (0.5) suggest nothing.
-SUGGESTION_CUTOFF = 0.7
-
-
-def nearest(name, allowed) -> str | None:
-    """The allowed name closest to `name` (a misspelling of it), or None when none is close. A dotted name is also
-    compared by its last part, so that `sigma_z_sqq` finds `corruption.sigma_z_sq` (a key a level too high)."""
-    name, allowed = str(name), [str(option) for option in allowed]
-
-    def alike(option):
-        last, option_last = name.rsplit(".", 1)[-1], option.rsplit(".", 1)[-1]
-        return max(difflib.SequenceMatcher(None, name, option).ratio(), difflib.SequenceMatcher(None, last, option_last).ratio())
-
-    best = max(allowed, key=alike, default=None)
-    return best if best is not None and alike(best) >= SUGGESTION_CUTOFF else None
 
 
 def _schema_keys(schema: dict, defs: dict, prefix: str = "", seen: frozenset = frozenset()) -> list[str]:

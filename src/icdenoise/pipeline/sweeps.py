@@ -20,6 +20,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from icdenoise.pipeline.registry import Run
+from icdenoise.pipeline.suggestions import nearest
 
 BLOCKS = ("case", "model", "training", "dataset")  # what a sweep key can start with
 
@@ -123,8 +124,6 @@ def sweep_points(config: dict) -> dict[str, Point]:
 def key_problems(config: dict) -> list[str]:
     """Every sweep key names an existing setting: of each base case, of each swept model, of the training or
     dataset block (training.epochs: the base case's number, set per point)."""
-    from icdenoise.pipeline.config import nearest  # config imports this module
-
     def no_key(what: str, settings: dict, block: str, path: list[str], listed: list[str]) -> str:
         """`what` has no key `path`, with the nearest of its keys (dotted) and the keys `listed`."""
         match = nearest(".".join(path), _keys(settings))

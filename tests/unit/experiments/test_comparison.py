@@ -68,3 +68,28 @@ def test_an_empty_mapping_another_run_fills_is_no_setting_of_its_own():
                                                                  ["mine", "leaderboard.extra_runs.gmm_all_tokens", "[stacked]"]]
     unfilled = comparison_table({"paper": board(1.0)}, [], {"paper": paper, "mine": {"leaderboard": {"cases": ["linear"]}}})
     assert unfilled[unfilled["kind"] == "setting"]["value"].tolist() == ["{}", "–"]  # no run fills it: a difference
+
+
+def test_the_figures_ratio_axis_is_logarithmic_and_draws_every_row_even_without_a_ratio():
+    """A case whose Bayes MSE is tiny puts ratios at 1e5 beside others near 1: the axis is log, spans every finite
+    ratio, and a row without a ratio (Bayes exact: NaN), which once turned the axis linear, is drawn at its left edge."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from icdenoise.experiments.plots.comparison import ratio_scale, render
+
+    wide = pd.DataFrame({"case": ["lowrank"] * 2, "estimator": ["oracle", "zero"], "mse": [5e-6, 0.5], "ratio_to_bayes": [1.0, 1e5]})
+    exact = wide.assign(ratio_to_bayes=np.nan)
+    table = comparison_table({"paper": pd.concat([board(1.0), wide]), "mine": pd.concat([board(2.0), exact])},
+                             [("paper", "core", ledger([True, False]))])
+    figure = render({"comparison": table})
+    left = figure.axes[0]
+    assert left.get_xscale() == "log"
+    low, high = left.get_xlim()
+    assert low <= 1.0 and high >= 1e5
+    drawn = [len(collection.get_offsets()) for collection in left.collections]
+    assert sum(drawn) == 2 * 5  # every row of both runs: 5 + 3 with a ratio, 2 without
+    assert "no ratio (Bayes MSE exact)" in " ".join(text.get_text() for text in left.get_legend().get_texts())
+    plt.close(figure)
+    assert ratio_scale(pd.Series([0.5, 1e5, np.nan])) == ("log", {})
+    assert ratio_scale(pd.Series([0.0, 2.0, 1e5])) == ("symlog", {"linthresh": 2.0})  # a zero ratio is drawn, not dropped

@@ -334,6 +334,10 @@ MISSPELT = [
     (lambda c: (c["training"].update(epocks=3), c["training"].update(lrr=0.1)), "did you mean epochs (for epocks) and lr (for lrr)?"),
     (lambda c: c["cases"]["gmm"].update(sigma_z_sqq=0.1), "cases.gmm: Additional properties are not allowed ('sigma_z_sqq' was "
      "unexpected); did you mean corruption.sigma_z_sq? (allowed keys: K, L, corruption,"),  # a nested key, not sigma0_sq
+    (lambda c: c.update(traning=c["training"]), "<top level>: Additional properties are not allowed ('traning' was "
+     "unexpected); did you mean training? (allowed keys: "),  # the top-level block, not execution.training, as alike
+    (lambda c: c["training"].update(learning_rate=0.1), "training: Additional properties are not allowed ('learning_rate' "
+     "was unexpected); did you mean lr? (allowed keys: batch_size, epochs, lr,"),  # lr is learning_rate's initials
 ]
 
 
@@ -344,6 +348,22 @@ def test_a_misspelt_key_or_value_gets_the_nearest_allowed_name(schema_dir, paper
     with pytest.raises(ConfigError) as error:
         validate_config(config, schema_dir)
     assert expected in str(error.value)
+
+
+@pytest.mark.parametrize("name, allowed, expected", [
+    ("traning", ["execution.training", "training"], "training"),  # as alike: the key at the name's level
+    ("traning", ["training", "execution.training"], "training"),  # whatever the order the schema lists them in
+    ("sigma_z_sqq", ["sigma0_sq", "corruption.sigma_z_sq"], "corruption.sigma_z_sq"),  # far more alike a level down
+    ("learning_rate", ["lr_decay_at", "lr", "seeds"], "lr"),  # its initials
+    ("bs", ["batch_size", "seeds"], "batch_size"),  # a name that is an allowed name's initials
+    ("corruption.learning_rate", ["lr"], "lr"),  # a dotted name by its last part
+    ("rate", ["r", "lr"], None),  # one word has no initials: no single-letter key is suggested for it
+    ("banana", ["bs", "batch_size"], None),
+])
+def test_nearest_ranks_the_keys_at_the_names_level_first_and_knows_initials(name, allowed, expected):
+    from icdenoise.pipeline.suggestions import nearest
+
+    assert nearest(name, allowed) == expected
 
 
 @pytest.mark.parametrize("mutate", [

@@ -65,6 +65,8 @@ def test_a_model_key_is_set_in_each_swept_models_block(config):
     ({"model.layers": [1]}, "sweeps.s.grid.model.layers: model 'softmax' has no key layers (its keys: architecture)"),
     ({"training.momentum": [1]}, "sweeps.s.grid.training.momentum: the training block has no key momentum (its keys: "),
     ({"training.lrr": [1]}, "sweeps.s.grid.training.lrr: the training block has no key lrr; did you mean training.lr?"),
+    ({"training.learning_rate": [1]}, "sweeps.s.grid.training.learning_rate: the training block has no key learning_rate; "
+                                      "did you mean training.lr?"),
     ({"training.seeds": [[1]]}, "sweeps.s.grid.training.seeds: the training seeds of a sweep are its `seeds`"),
     ({"optimizer.lr": [1]}, "sweeps.s.grid.optimizer.lr: unknown key (allowed: case.<key>, model.<key>, training.<key>, dataset.<key>)"),
 ])

@@ -2,7 +2,7 @@
 lists the drawing modules whose edit re-renders it."""
 
 import pytest
-from figure_table import BEGIN, END, REPO, drawing_modules, load_workflow, table
+from figure_table import BEGIN, END, REPO, drawing_modules, load_workflow, study_targets, table
 
 
 @pytest.fixture(scope="module")
@@ -19,10 +19,9 @@ def test_the_readmes_figure_table_is_the_scripts_output(workflow):
 
 def test_every_studys_figures_and_ledger_have_a_row(workflow):
     text = table(workflow)
-    for study, targets in workflow.globals["STUDY_TARGETS"].items():
-        for target in map(workflow.pathvars.apply, targets):
-            if target.endswith((".pdf", ".md")):
-                assert f"| {study} | `{target}`" in text
+    for study, target in study_targets(workflow):
+        if target.endswith((".pdf", ".md")):
+            assert f"| {study} | `{target}`" in text
 
 
 def test_a_figures_drawing_modules_are_its_own_and_those_it_imports(workflow):
