@@ -162,7 +162,7 @@ STUDY_PLUMBING = {  # a study module's role (its file name, or its rule scripts'
     "study": {"icdenoise.pipeline.registry"},  # its registration: Study
     "config": {"icdenoise.pipeline.registry"},  # the shared-stage trainings it needs: Run
     "sizes": {"icdenoise.pipeline.resources"},  # its job sizes
-    "workflow.scripts": {"icdenoise.pipeline.joblog", "icdenoise.pipeline.warmstart"},  # its rule scripts
+    "workflow.scripts": {"icdenoise.pipeline.joblog", "icdenoise.pipeline.warmstart", "icdenoise.pipeline.checkpoints"},  # its rule scripts
 }
 
 

@@ -8,7 +8,8 @@ run long takes a `Checkpoint` (or None, and then it runs as it always did) and
 - at its start, calls `resume()`: the state it saved last, or None (no checkpoint, or one refused because it
   belongs to other inputs, params or code: the reason is logged and the job starts from step 0);
 - at each point where its whole state can be taken (an epoch's end, a chunk's start), asks `due(step)` and, if
-  so, calls `save(step, total, state)`. The state is the loop's own: the model, the optimiser, every random
+  so, calls `save(step, total, state)` (pickled: the plumbing never imports torch, whose tensors pickle bit for
+  bit). The state is the loop's own: the model, the optimiser, every random
   generator the rest of the run draws from, the step and the records so far. `save` writes the file and renames
   it into place (never a half-written checkpoint), and raises `Stopped` after saving when a stop was asked:
   SIGTERM, SIGINT, SIGUSR1 (what SLURM sends before a time limit, ``--signal``) or the time budget;
@@ -29,13 +30,12 @@ import hashlib
 import json
 import logging
 import os
+import pickle
 import signal
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import torch
 
 FORMAT = 1  # bump when the saved payload changes shape
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)
@@ -122,7 +122,8 @@ class Checkpoint:
         if not self.path.is_file():
             return None
         try:
-            payload = torch.load(self.path, map_location="cpu", weights_only=True)
+            with open(self.path, "rb") as handle:
+                payload = pickle.load(handle)  # a job's own file; tensors come back through torch's own reducers
         except Exception as error:  # a file that cannot be read is refused like a foreign one
             self.log.warning("checkpoint %s refused: it cannot be read (%s); starting from step 0", self.path, error)
             return None
@@ -149,7 +150,9 @@ class Checkpoint:
     def save(self, step: int, total: int, state: dict) -> None:
         """Write `state` at `step` (of `total`) atomically; raise `Stopped` afterwards if a stop was asked."""
         temporary = self.path.with_name(self.path.name + ".tmp")
-        torch.save({"format": FORMAT, "identity": self.identity, "step": step, "total": total, "state": state}, temporary)
+        with open(temporary, "wb") as handle:
+            pickle.dump({"format": FORMAT, "identity": self.identity, "step": step, "total": total, "state": state}, handle,
+                        protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temporary, self.path)
         self.last_save, self.last_step = time.monotonic(), step
         self.log.info("checkpoint saved at step %d of %d (%s)", step, total, self.path)

@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 
+from icdenoise.pipeline.suggestions import nearest
 from icdenoise.pipeline.user_models import module_file
 
 _CHECK = """
@@ -58,7 +59,6 @@ def _where(task: str) -> str:
 def task_problems(config: dict) -> list[str]:
     """Every problem of the cases whose task is one's own, each naming its key, the class with its file, and what is
     wrong or missing (a misspelt parameter gets the nearest of the class's)."""
-    from icdenoise.pipeline.config import nearest  # config imports this module
 
     problems, cases = [], config["cases"]
     for case, report in task_reports(config).items():

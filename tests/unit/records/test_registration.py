@@ -85,7 +85,8 @@ def test_the_committed_lock_is_current(repo):
     locked = read_lock((repo / "config" / "claims.lock").read_text())
     current = script.paper_digests()
     changed = sorted(key for key in current.keys() | locked.keys() if current.get(key) != locked.get(key))
-    assert not changed, (f"claims whose definition differs from config/claims.lock: {changed}. Run `python scripts/lock_claims.py` "
+    assert not changed, (f"{len(changed)} claims' definitions differ from config/claims.lock, e.g. {changed[:10]}. Run "
+                         "`python scripts/lock_claims.py` "
                          "and commit the lock on its own, before the results")
 
 
