@@ -134,7 +134,9 @@ def test_the_readme_stays_short_and_keeps_its_two_opening_commands():
     assert len(readme.splitlines()) <= 150
     assert ("python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/snakemake --cores 2 figures/fig3.pdf" in readme
             and "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/pytest" in readme)
-    assert readme.index("<!-- verdicts:") < readme.index("## Quick start")  # the headline is on the first screen
+    assert readme.index("## Quick start") < readme.index("<!-- verdicts:")  # it opens with the two commands
+    first_screen = "\n".join(readme.splitlines()[:50])
+    assert "<!-- end of verdicts -->" in first_screen and "docs/findings.md" in first_screen  # and the headline after
 
 
 def test_a_key_names_a_claim_of_a_runs_snapshot():
