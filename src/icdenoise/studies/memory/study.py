@@ -12,5 +12,6 @@ STUDY = Study(
     claims=CLAIMS,
     problems=problems,
     sizes=SIZES,
-    devices={"train_memory_induction": "execution.memory.induction.device"},
+    devices={"train_memory_induction": "execution.memory.induction.device",
+             "train_memory_induction_shakespeare": "execution.memory.induction.device"},
 )

@@ -1,13 +1,18 @@
 """The Shakespeare corpus of the induction head (slide 15's π_b "estimated from Karpathy's character-level
 Shakespeare"): the clean-up on a hand-written play, π_b and π_1 against an independent count of a small text's
-character bigrams, the clear error for a missing package, and the installed plays."""
+character bigrams, the clear error for a missing package, the installed plays, and the task drawn on an
+estimated π_b (its triggers, its outputs, its transitions by counts)."""
 
 import importlib.metadata
 from collections import Counter
 
 import numpy as np
+import pandas as pd
 import pytest
+import torch
 
+from icdenoise.studies.memory.embeddings import generator
+from icdenoise.studies.memory.induction import block_task, corpus_trigger_bigrams, train_run
 from icdenoise.studies.memory.induction.corpus import (
     CorpusMissing,
     bigram_arrays,
@@ -60,7 +65,10 @@ Anon.
 ALL:
 Fair is foul."""
 
-CORPUS = {"plays": ["macbeth"], "lowercase": False, "min_count": 100}
+SHAKESPEARE = {"triggers": 2, "triggers_from": "most_frequent", "outputs_from": "uniform", "length": 24, "d": 32,
+               "layers": [2], "optimizers": {"adam": {"learning_rate": 0.02}}, "steps": 20, "batch": 16,
+               "record_every": 10, "test_sequences": 32, "learned_threshold": 0.9, "rank_threshold": 0.99, "seed": 3,
+               "seeds": [0], "corpus": {"plays": ["macbeth"], "lowercase": False, "min_count": 100}}
 
 
 def test_the_clean_up_keeps_speeches_and_speakers_and_drops_headings_and_stage_directions():
@@ -118,9 +126,53 @@ def test_the_installed_package_ships_the_plays_and_macbeth_cleans_to_tiny_shakes
     text = clean_play(files["macbeth"].read_text(encoding="utf-8"))
     assert text.startswith("First Witch:\nWhen shall we three meet again\nIn thunder, lightning, or in rain?\n\nSecond Witch:\n")
     assert not set("#*_[]") & set(text)
-    table = estimate_bigrams(CORPUS)
+    table = estimate_bigrams(SHAKESPEARE["corpus"])
     characters, transitions, initial = bigram_arrays(table)
     kept = restrict(text, characters)
     np.testing.assert_array_equal(table["count"].to_numpy().reshape(transitions.shape), independent_counts([kept], characters))
     np.testing.assert_allclose(transitions.sum(axis=1), 1.0)
     assert characters[int(np.argmax(initial))] == " "
+
+
+def test_the_triggers_are_the_most_frequent_characters_or_drawn_from_the_unigram():
+    transitions = np.full((6, 6), 1 / 6)
+    initial = np.array([0.05, 0.3, 0.1, 0.3, 0.05, 0.2])
+    task = corpus_trigger_bigrams(SHAKESPEARE, transitions, initial)
+    assert task.triggers.tolist() == [1, 3] and task.outputs.tolist() == [0, 2, 4, 5]
+    drawn = corpus_trigger_bigrams(dict(SHAKESPEARE, triggers_from="unigram", triggers=3), transitions, initial)
+    assert len(set(drawn.triggers.tolist())) == 3 and set(drawn.outputs.tolist()) == set(range(6)) - set(drawn.triggers.tolist())
+    same = corpus_trigger_bigrams(dict(SHAKESPEARE, triggers_from="unigram", triggers=3), transitions, initial)
+    assert torch.equal(drawn.triggers, same.triggers)  # from the block's seed
+    with pytest.raises(ValueError, match="vocabulary − 2 = 4"):
+        corpus_trigger_bigrams(dict(SHAKESPEARE, triggers=5), transitions, initial)
+    with pytest.raises(ValueError, match="most_frequent, unigram"):
+        corpus_trigger_bigrams(dict(SHAKESPEARE, triggers_from="zipf"), transitions, initial)
+
+
+def test_a_corpus_task_follows_its_estimated_bigrams_away_from_the_triggers():
+    """On a small text's π_b: after a trigger its sequence's output, elsewhere the empirical transitions match π_b
+    (binomial 5σ), and a bigram never seen in the text is never drawn."""
+    texts = ["the cat sat on\nthe mat and the rat ate the hat", "a bat at\na tea"]
+    characters = vocabulary(texts, 1)
+    table = bigram_table(bigram_counts(texts, characters), characters)
+    block, task = block_task(dict(SHAKESPEARE, triggers=1), table)
+    assert block["vocabulary"] == len(characters) and characters[int(task.triggers[0])] == " "
+    tokens, outputs = task.sample(generator(5), 3000, 30)
+    previous, following = tokens[:, :-1], tokens[:, 1:]
+    after_trigger = previous == task.triggers[0]
+    assert torch.equal(following[after_trigger], outputs[:, 0, None].expand_as(following)[after_trigger])
+    counts = np.zeros(task.transitions.shape)
+    np.add.at(counts, (previous[~after_trigger].numpy(), following[~after_trigger].numpy()), 1)
+    transitions = task.transitions.numpy()
+    assert counts[transitions == 0].sum() == 0
+    for i in np.flatnonzero(counts.sum(axis=1) > 200):
+        total = counts[i].sum()
+        spread = np.sqrt(total * transitions[i] * (1 - transitions[i])) + 1
+        assert np.all(np.abs(counts[i] - total * transitions[i]) < 5 * spread)
+
+
+def test_a_run_on_the_estimated_bigrams_records_the_corpus_vocabulary():
+    table = estimate_bigrams(SHAKESPEARE["corpus"])
+    curve = train_run(SHAKESPEARE, 2, "adam", 0, torch.device("cpu"), table)
+    assert isinstance(curve, pd.DataFrame) and curve["step"].tolist() == [0, 10, 20]
+    assert (curve["vocabulary"] == table["previous"].max() + 1).all() and curve["accuracy"].between(0, 1).all()

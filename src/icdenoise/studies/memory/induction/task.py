@@ -1,15 +1,21 @@
-"""Slide 15's bigrams with triggers, with a synthetic global bigram model π_b (the slides estimate it from
-character-level Shakespeare; we have no text corpus, so every row of π_b is a Dirichlet draw), and the
-output positions whose next token the sequence fixes (slide 20's loss)."""
+"""Slide 15's bigrams with triggers, on one of two global bigram models π_b: a synthetic one, every row a
+Dirichlet draw (`trigger_bigrams`, the block `memory.induction`), or the slides' own, π_b estimated from the
+characters of Shakespeare's plays (`corpus_trigger_bigrams`, the block `memory.induction_shakespeare`, with the
+table of `corpus.estimate_bigrams`); and the output positions whose next token the sequence fixes (slide 20's
+loss)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import torch
 
+from icdenoise.studies.memory.induction.corpus import bigram_arrays
+
 BIGRAMS = 2  # purpose code of the bigram model's generator (independent of the embeddings', 1, and a run's, 3-5)
+TRIGGERS = 6  # purpose code of the generator that draws a corpus task's triggers (`triggers_from: unigram`)
 
 
 @dataclass(frozen=True)
@@ -17,12 +23,12 @@ class TriggerBigrams:
     """Slide 15's sequence model. Fixed trigger tokens q_1..q_K; per sequence, output tokens o_k ~ π_o; then
     z_1 ~ π_1 and z_t | z_{t−1} = i is o_k when i = q_k, else drawn from π_b(·|i).
 
-    Our choices: π_b has i.i.d. Dirichlet(concentration) rows; π_1 is π_b's stationary distribution (the
-    unigram, as Birth of a transformer takes π_1); the triggers are the K most frequent tokens under π_1 (Birth
-    of a transformer draws them among frequent tokens); π_o is uniform over the non-trigger tokens, so no
-    trigger maps to a trigger and no sequence is trapped in a deterministic loop. With `output_rows` (the
-    slides' o_k ~ π_o(·|q_k) with π_o = π_b), o_k is drawn from π_b(·|q_k) restricted to the non-trigger
-    tokens and renormalised."""
+    Our choices: π_b has i.i.d. Dirichlet(concentration) rows and π_1 is π_b's stationary distribution (the
+    unigram, as Birth of a transformer takes π_1), or both are estimated from Shakespeare's characters
+    (`corpus`); the triggers are the K most frequent tokens under π_1 (as Birth of a transformer fixes them);
+    π_o is uniform over the non-trigger tokens, so no trigger maps to a trigger and no sequence is trapped in a
+    deterministic loop. With `output_rows` (the slides' o_k ~ π_o(·|q_k) with π_o = π_b), o_k is drawn from
+    π_b(·|q_k) restricted to the non-trigger tokens and renormalised."""
 
     transitions: torch.Tensor  # (N, N) float64; row i is π_b(·|i)
     initial: torch.Tensor      # (N,) float64; π_1
@@ -75,15 +81,51 @@ def trigger_bigrams(block: dict) -> TriggerBigrams:
     transitions = rng.dirichlet(np.full(vocabulary, float(block["concentration"])), size=vocabulary)
     initial = stationary_distribution(transitions)
     triggers = np.sort(np.argsort(-initial, kind="stable")[:trigger_count])
-    outputs = np.setdiff1d(np.arange(vocabulary), triggers)
+    return with_triggers(transitions, initial, triggers, block["outputs_from"])
+
+
+def with_triggers(transitions: np.ndarray, initial: np.ndarray, triggers: np.ndarray, outputs_from: str) -> TriggerBigrams:
+    """The task on π_b = `transitions`, π_1 = `initial` and the sorted `triggers`: the outputs are the other
+    tokens, drawn uniformly (`outputs_from: uniform`) or from π_b(·|q_k) restricted to them (`bigram`)."""
+    outputs = np.setdiff1d(np.arange(len(transitions)), triggers)
     output_rows = None
-    if block["outputs_from"] == "bigram":
+    if outputs_from == "bigram":
         rows = transitions[np.ix_(triggers, outputs)]
+        if (rows.sum(axis=1) <= 0).any():
+            raise ValueError("outputs_from bigram: a trigger is never followed by a non-trigger token under π_b")
         output_rows = torch.from_numpy(rows / rows.sum(axis=1, keepdims=True))
-    elif block["outputs_from"] != "uniform":
-        raise ValueError(f"outputs_from {block['outputs_from']!r}; allowed: uniform, bigram")
+    elif outputs_from != "uniform":
+        raise ValueError(f"outputs_from {outputs_from!r}; allowed: uniform, bigram")
     return TriggerBigrams(torch.from_numpy(transitions), torch.from_numpy(initial), torch.from_numpy(triggers),
                           torch.from_numpy(outputs), output_rows)
+
+
+def corpus_trigger_bigrams(block: dict, transitions: np.ndarray, initial: np.ndarray) -> TriggerBigrams:
+    """The task on an estimated π_b (`transitions`) and π_1 (`initial`), e.g. Shakespeare's characters
+    (`corpus.bigram_arrays`): the K = `block["triggers"]` triggers are the K most frequent tokens under π_1
+    (`triggers_from: most_frequent`, ties to the smaller index) or K distinct draws from π_1 with the block's seed
+    (`unigram`); the outputs as `with_triggers` draws them."""
+    vocabulary, trigger_count = len(transitions), block["triggers"]
+    if not 1 <= trigger_count <= vocabulary - 2:
+        raise ValueError(f"triggers = {trigger_count} must lie in [1, vocabulary − 2 = {vocabulary - 2}] (the corpus has "
+                         f"{vocabulary} tokens)")
+    if block["triggers_from"] == "most_frequent":
+        triggers = np.sort(np.argsort(-initial, kind="stable")[:trigger_count])
+    elif block["triggers_from"] == "unigram":
+        rng = np.random.default_rng([block["seed"], TRIGGERS])
+        triggers = np.sort(rng.choice(vocabulary, size=trigger_count, replace=False, p=initial))
+    else:
+        raise ValueError(f"triggers_from {block['triggers_from']!r}; allowed: most_frequent, unigram")
+    return with_triggers(transitions, initial, triggers, block["outputs_from"])
+
+
+def block_task(block: dict, bigrams: pd.DataFrame | None = None) -> tuple[dict, TriggerBigrams]:
+    """The block with its `vocabulary` and its task: the synthetic chain of `trigger_bigrams`, or, given the table of
+    `corpus.estimate_bigrams`, the corpus's π_b and π_1 (`corpus_trigger_bigrams`), N being the corpus's."""
+    if bigrams is None:
+        return block, trigger_bigrams(block)
+    _, transitions, initial = bigram_arrays(bigrams)
+    return {**block, "vocabulary": len(transitions)}, corpus_trigger_bigrams(block, transitions, initial)
 
 
 def output_positions(tokens: torch.Tensor, triggers: torch.Tensor) -> torch.Tensor:

@@ -43,7 +43,7 @@ from icdenoise.studies.memory.induction.model import (
     output_loss_and_hits,
 )
 from icdenoise.studies.memory.induction.probes import probe_targets, probe_tensors, probes
-from icdenoise.studies.memory.induction.task import TriggerBigrams, trigger_bigrams
+from icdenoise.studies.memory.induction.task import TriggerBigrams, block_task
 
 TEST_SET, BATCHES, INITIAL_WEIGHTS = 3, 4, 5  # purpose codes of a run's generators (1: embeddings, 2: bigrams)
 WARMUP_STEPS = 3  # steps run eagerly on the side stream before the CUDA graph is captured (torch.cuda.graph's docs: 3)
@@ -101,11 +101,11 @@ class Run(NamedTuple):
     updates: object
 
 
-def prepare(block: dict, layers: int, optimizer: str, seed: int, device: torch.device) -> Run:
-    """The run's task and embeddings from `block["seed"]`, its initial weights and batches from `seed`, on `device`."""
+def prepare(block: dict, task: TriggerBigrams, layers: int, optimizer: str, seed: int, device: torch.device) -> Run:
+    """The run on the block's `task`: its embeddings from `block["seed"]`, its initial weights and batches from
+    `seed`, on `device`."""
     if optimizer not in block["optimizers"]:
         raise ValueError(f"optimizer {optimizer!r} is not configured; configured: {', '.join(block['optimizers'])}")
-    task = trigger_bigrams(block)
     embeddings = frozen_embeddings(block)
     triggers = task.triggers.to(device)
     model = AttentionOnlyTransformer(embeddings, layers, generator(seed, INITIAL_WEIGHTS, block["d"])).to(device)
@@ -127,16 +127,19 @@ def run_name(layers: int, optimizer: str, seed: int) -> str:
     return f"induction head, {layers} layer{'s' if layers > 1 else ''}, {optimizer}, seed {seed}"
 
 
-def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device) -> pd.DataFrame:
+def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device,
+              bigrams: pd.DataFrame | None = None) -> pd.DataFrame:
     """One training run of slide 20's experiment: exactly `block["steps"]` updates of the trained matrices on
     fresh batches, with the loss on the output tokens after a trigger's second and later occurrences. Every
     `record_every` steps (and at the last), one row: test loss and accuracy on `test_sequences` sequences drawn
     from the block's seed, and the probes. The task and embeddings come from `block["seed"]`; the batches and the
-    initial weights from `seed`. A batch loss that has diverged (`divergence.check_losses`) raises
-    `TrainingDiverged` at its step. On a CUDA device, `train_static`."""
+    initial weights from `seed`. The task is the block's synthetic chain, or, given `bigrams` (the table of
+    `corpus.estimate_bigrams`), the chain on that π_b (`task.block_task`). A batch loss that has diverged
+    (`divergence.check_losses`) raises `TrainingDiverged` at its step. On a CUDA device, `train_static`."""
     if device.type == "cuda":
-        return train_static(block, layers, optimizer, seed, device)
-    task, model, triggers, targets, test_tokens, batches, updates = prepare(block, layers, optimizer, seed, device)
+        return train_static(block, layers, optimizer, seed, device, bigrams=bigrams)
+    block, task = block_task(block, bigrams)
+    task, model, triggers, targets, test_tokens, batches, updates = prepare(block, task, layers, optimizer, seed, device)
     rows, train_losses = [], []
     for step in range(block["steps"] + 1):
         if step % block["record_every"] == 0 or step == block["steps"]:
@@ -158,25 +161,26 @@ def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch
 
 
 def train_static(block: dict, layers: int, optimizer: str, seed: int, device: torch.device, *,
-                 capture: bool | None = None, chunk_steps: int = CHUNK_STEPS) -> pd.DataFrame:
+                 capture: bool | None = None, chunk_steps: int = CHUNK_STEPS, bigrams: pd.DataFrame | None = None) -> pd.DataFrame:
     """`train_run` with every tensor of a step at a fixed address, so that the step can be one CUDA graph (the
     module's docstring). The same batches, initial weights, test set, records and columns as `train_run`; the
     losses differ from its by float32 rounding (`masked_output_loss`, and the test set evaluated at once rather
     than in chunks). `capture` (default: on a GPU) replays a captured graph after `WARMUP_STEPS` eager steps;
     without it every step runs eagerly, the same code. Nothing is read back to the host before the last step; then a
     batch loss that has diverged raises `TrainingDiverged` at the first such step, as `train_run` would. On a CUDA
-    device it runs under `deterministic_algorithms`."""
+    device it runs under `deterministic_algorithms`. `bigrams` as in `train_run`."""
     capture = device.type == "cuda" if capture is None else capture
     if capture and device.type != "cuda":
         raise ValueError(f"a CUDA graph needs a CUDA device, got {device}")
     with deterministic_algorithms() if device.type == "cuda" else contextlib.nullcontext():
-        return static_run(block, layers, optimizer, seed, device, capture, chunk_steps)
+        return static_run(block, layers, optimizer, seed, device, capture, chunk_steps, bigrams)
 
 
 def static_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device, capture: bool,
-               chunk_steps: int) -> pd.DataFrame:
+               chunk_steps: int, bigrams: pd.DataFrame | None = None) -> pd.DataFrame:
     """`train_static`'s run, on the device and in the mode it chose."""
-    task, model, triggers, targets, test_tokens, batches, updates = prepare(block, layers, optimizer, seed, device)
+    block, task = block_task(block, bigrams)
+    task, model, triggers, targets, test_tokens, batches, updates = prepare(block, task, layers, optimizer, seed, device)
     steps, every = block["steps"], block["record_every"]
     recorded = [step for step in range(steps + 1) if step % every == 0 or step == steps]
     chunk_steps = max(1, min(chunk_steps, steps))

