@@ -207,6 +207,8 @@ BAD = [
     (lambda c: c["memory"]["zipf"].update(alphas=[1.5]), "memory.claims.zipf_seen_n_exponent_a20", "not in memory.zipf.alphas"),
     (lambda c: c["memory"]["zipf"].update(d_for_n_sweep=100), "memory.zipf", "must be one of ds"),
     (lambda c: c["memory"]["induction"].update(layers=[2]), "memory.claims.induction_one_layer_adam_accuracy", "does not train"),
+    (lambda c: c["memory"]["induction_shakespeare"].update(optimizers={"adam": {"learning_rate": 0.01}}),
+     "memory.claims.induction_two_layer_sgd_accuracy_shakespeare", "memory.induction_shakespeare does not train"),
     (lambda c: c["memory"]["induction"]["optimizers"].update(rmsprop={"learning_rate": 0.1}), "memory.induction.optimizers", "allowed keys"),
     (lambda c: (c["models"].update(deep={"architecture": "stacked_self_attention", "layers": 2}),
                 c["leaderboard"]["extra_runs"].update(gmm=["deep"])), "models.deep", "cannot denoise case 'gmm' with query corruption"),

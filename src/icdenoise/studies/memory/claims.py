@@ -4,7 +4,8 @@ capacity (bisected capacities per map, memory, d and seed), capacity_fit (fitted
 capacity_confirmatory_fit (the same on the confirmatory twins' fresh seeds), zipf_confirmatory and
 zipf_confirmatory_fit (the Zipf tables of the twins' fresh draws), variance
 (the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d),
-induction / induction_order (the induction-head runs), factual / factual_needed / factual_dynamics (factual
+induction / induction_order (the induction-head runs; induction_shakespeare / induction_shakespeare_order the same on
+Shakespeare's character bigrams), factual / factual_needed / factual_dynamics (factual
 recall), planted / planted_boundary (the planted-token threshold), population_order / population_steps (three population
 steps) and noisy_logits (slide 23's one-step logits on noisy inputs). Each claim's test is in the config block
 `memory.claims`, written before the result was seen (docs/memory.md)."""
@@ -660,3 +661,28 @@ ZIPF_TWINS = {f"{original}_confirmatory": original for original in (
     "zipf_optimum_d_exponent_a20", "zipf_optimum_best_k_exponent_a15", "zipf_optimum_best_k_exponent_a20")}
 CLAIMS.update({**{name: twin(original, CAPACITY_TWIN_TABLES) for name, original in CAPACITY_TWINS.items()},
                **{name: twin(original, ZIPF_TWIN_TABLES) for name, original in ZIPF_TWINS.items()}})
+
+
+# The induction head in the slides' own setting, π_b the character bigrams of Shakespeare's plays
+# (memory.induction_shakespeare): the claims its runs decide, each the synthetic setting's measure and rules read on the
+# Shakespeare runs' tables. The synthetic setting's claims are superseded by these (config: superseded_by).
+SHAKESPEARE_TABLES = {"induction": "induction_shakespeare", "induction_order": "induction_shakespeare_order"}
+SHAKESPEARE = "the slides' setting, π_b the character bigrams of Shakespeare's plays"
+SHAKESPEARE_CLAIMS = {  # claim id → (the synthetic setting's claim it reads as, its statement)
+    "induction_two_layer_adam_accuracy_shakespeare": (
+        "induction_two_layer_adam_accuracy",
+        f"2-layer transformer succeeds: ~99% accuracy on the in-context output predictions (ours, {SHAKESPEARE}: "
+        "attention-only, frozen random embeddings, Adam; test accuracy at the last step, per seed)"),
+    "induction_two_layer_sgd_accuracy_shakespeare": (
+        "induction_two_layer_sgd_accuracy", f"… the same with SGD (momentum 0.9), in {SHAKESPEARE}"),
+    "induction_probe_order_adam_every_seed_shakespeare": (
+        "induction_probe_order_adam_every_seed",
+        f"natural learning order W_OV² → W_KQ² → W_KQ¹ (ours, {SHAKESPEARE}: every 2-layer Adam seed whose order is "
+        "decided within the budget shows it: 1 if the probes first reach the threshold in that order, 0 if those "
+        "reached break it)"),
+    "induction_probe_order_sgd_every_seed_shakespeare": (
+        "induction_probe_order_sgd_every_seed", f"… the same with SGD, in {SHAKESPEARE}"),
+}
+SHAKESPEARE_CLAIM_RUNS = {name: INDUCTION_CLAIM_RUNS[original] for name, (original, _) in SHAKESPEARE_CLAIMS.items()}
+CLAIMS.update({name: replace(twin(original, SHAKESPEARE_TABLES), statement=statement)
+               for name, (original, statement) in SHAKESPEARE_CLAIMS.items()})

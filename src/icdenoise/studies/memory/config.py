@@ -4,7 +4,7 @@ other (the schema checks each key alone)."""
 from __future__ import annotations
 
 from icdenoise.records.claims import reference_problems
-from icdenoise.studies.memory.claims import CLAIMS, INDUCTION_CLAIM_RUNS, ZIPF_CLAIM_ALPHAS
+from icdenoise.studies.memory.claims import CLAIMS, INDUCTION_CLAIM_RUNS, SHAKESPEARE_CLAIM_RUNS, ZIPF_CLAIM_ALPHAS
 from icdenoise.studies.memory.maps import outputs_for
 
 
@@ -55,11 +55,13 @@ def problems(config: dict) -> list[str]:
         problems.append(f"memory.induction.triggers: {induction['triggers']} triggers in a vocabulary of {induction['vocabulary']} "
                         "(allowed: at most vocabulary − 2, so that outputs exist besides the triggers)")
     for claim_id in study["claims"]:
-        if claim_id in INDUCTION_CLAIM_RUNS:
-            layers, optimizer = INDUCTION_CLAIM_RUNS[claim_id]
-            if layers not in induction["layers"] or optimizer not in induction["optimizers"]:
-                problems.append(f"memory.claims.{claim_id}: reads the {layers}-layer {optimizer} runs, which memory.induction does not "
-                                f"train (layers {induction['layers']}, optimizers {', '.join(induction['optimizers'])})")
+        for runs, name in ((INDUCTION_CLAIM_RUNS, "induction"), (SHAKESPEARE_CLAIM_RUNS, "induction_shakespeare")):
+            if claim_id in runs:
+                layers, optimizer = runs[claim_id]
+                block = study[name]
+                if layers not in block["layers"] or optimizer not in block["optimizers"]:
+                    problems.append(f"memory.claims.{claim_id}: reads the {layers}-layer {optimizer} runs, which memory.{name} does not "
+                                    f"train (layers {block['layers']}, optimizers {', '.join(block['optimizers'])})")
     problems += planted_regime_problems(study["planted"], study["claims"])
     return problems + reference_problems(CLAIMS, study["claims"], study, "memory.claims")
 

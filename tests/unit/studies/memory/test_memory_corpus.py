@@ -1,15 +1,17 @@
 """The Shakespeare corpus of the induction head (slide 15's π_b "estimated from Karpathy's character-level
 Shakespeare"): the clean-up on a hand-written play, π_b and π_1 against an independent count of a small text's
-character bigrams, the clear error for a missing package, the installed plays, and the task drawn on an
-estimated π_b (its triggers, its outputs, its transitions by counts)."""
+character bigrams, the clear error for a missing package, the installed plays, the task drawn on an estimated π_b
+(its triggers, its outputs, its transitions by counts), and the claims that read its runs."""
 
 import importlib.metadata
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+import yaml
 
 from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.induction import block_task, corpus_trigger_bigrams, train_run
@@ -176,3 +178,30 @@ def test_a_run_on_the_estimated_bigrams_records_the_corpus_vocabulary():
     curve = train_run(SHAKESPEARE, 2, "adam", 0, torch.device("cpu"), table)
     assert isinstance(curve, pd.DataFrame) and curve["step"].tolist() == [0, 10, 20]
     assert (curve["vocabulary"] == table["previous"].max() + 1).all() and curve["accuracy"].between(0, 1).all()
+
+
+def test_the_shakespeare_claims_read_the_shakespeare_runs_and_supersede_the_synthetic_settings():
+    from icdenoise.studies.memory.claims import CLAIMS, SHAKESPEARE_CLAIMS
+
+    def runs(accuracy, steps):
+        curves = pd.DataFrame([{"layers": 2, "optimizer": "adam", "seed": seed, "step": step, "accuracy": accuracy}
+                               for seed in (0, 1) for step in (0, 10)])
+        order = pd.DataFrame([{"layers": 2, "optimizer": "adam", "seed": seed, "rank_learned_wov2": steps[0],
+                               "rank_learned_wkq2": steps[1], "rank_learned_wkq1": steps[2]} for seed in (0, 1)])
+        return curves, order
+
+    synthetic, synthetic_order = runs(0.5, (10, 10, 20))  # a tie: the order broken
+    shakespeare, shakespeare_order = runs(1.0, (10, 20, 30))
+    frames = {"induction": synthetic, "induction_order": synthetic_order, "induction_shakespeare": shakespeare,
+              "induction_shakespeare_order": shakespeare_order}
+    assert list(CLAIMS["induction_two_layer_adam_accuracy"].measure(frames, {})) == [0.5, 0.5]
+    assert list(CLAIMS["induction_two_layer_adam_accuracy_shakespeare"].measure(frames, {})) == [1.0, 1.0]
+    assert list(CLAIMS["induction_probe_order_adam_every_seed"].measure(frames, {}).values) == [0.0, 0.0]
+    assert list(CLAIMS["induction_probe_order_adam_every_seed_shakespeare"].measure(frames, {}).values) == [1.0, 1.0]
+    with pytest.raises(KeyError):  # without its own tables a Shakespeare claim reads nothing, not the synthetic runs
+        CLAIMS["induction_two_layer_adam_accuracy_shakespeare"].measure({"induction": synthetic}, {})
+    config = yaml.safe_load((Path(__file__).parents[4] / "config" / "config.yaml").read_text())["memory"]["claims"]
+    for name, (original, _) in SHAKESPEARE_CLAIMS.items():
+        assert config[original]["superseded_by"] == name and "exploratory" not in config[name]
+        assert {key: config[name][key] for key in ("paper_value", "comparison", "tolerance", "inconclusive")} \
+            == {key: config[original][key] for key in ("paper_value", "comparison", "tolerance", "inconclusive")}
