@@ -664,24 +664,21 @@ CLAIMS.update({**{name: twin(original, CAPACITY_TWIN_TABLES) for name, original 
 
 
 # The induction head in the slides' own setting, π_b the character bigrams of Shakespeare's plays
-# (memory.induction_shakespeare): the claims its runs decide, each the synthetic setting's measure and rules read on the
-# Shakespeare runs' tables. The synthetic setting's claims are superseded by these (config: superseded_by).
+# (memory.induction_shakespeare, trained with SGD): the claims its runs decide, each the synthetic setting's measure and
+# rules read on the Shakespeare runs' tables. The synthetic setting's SGD claims are superseded by these (config:
+# superseded_by).
 SHAKESPEARE_TABLES = {"induction": "induction_shakespeare", "induction_order": "induction_shakespeare_order"}
 SHAKESPEARE = "the slides' setting, π_b the character bigrams of Shakespeare's plays"
 SHAKESPEARE_CLAIMS = {  # claim id → (the synthetic setting's claim it reads as, its statement)
-    "induction_two_layer_adam_accuracy_shakespeare": (
-        "induction_two_layer_adam_accuracy",
-        f"2-layer transformer succeeds: ~99% accuracy on the in-context output predictions (ours, {SHAKESPEARE}: "
-        "attention-only, frozen random embeddings, Adam; test accuracy at the last step, per seed)"),
     "induction_two_layer_sgd_accuracy_shakespeare": (
-        "induction_two_layer_sgd_accuracy", f"… the same with SGD (momentum 0.9), in {SHAKESPEARE}"),
-    "induction_probe_order_adam_every_seed_shakespeare": (
-        "induction_probe_order_adam_every_seed",
-        f"natural learning order W_OV² → W_KQ² → W_KQ¹ (ours, {SHAKESPEARE}: every 2-layer Adam seed whose order is "
+        "induction_two_layer_sgd_accuracy",
+        f"2-layer transformer succeeds: ~99% accuracy on the in-context output predictions (ours, {SHAKESPEARE}: "
+        "attention-only, frozen random embeddings, SGD with momentum 0.9; test accuracy at the last step, per seed)"),
+    "induction_probe_order_sgd_every_seed_shakespeare": (
+        "induction_probe_order_sgd_every_seed",
+        f"natural learning order W_OV² → W_KQ² → W_KQ¹ (ours, {SHAKESPEARE}: every 2-layer SGD seed whose order is "
         "decided within the budget shows it: 1 if the probes first reach the threshold in that order, 0 if those "
         "reached break it)"),
-    "induction_probe_order_sgd_every_seed_shakespeare": (
-        "induction_probe_order_sgd_every_seed", f"… the same with SGD, in {SHAKESPEARE}"),
 }
 SHAKESPEARE_CLAIM_RUNS = {name: INDUCTION_CLAIM_RUNS[original] for name, (original, _) in SHAKESPEARE_CLAIMS.items()}
 CLAIMS.update({name: replace(twin(original, SHAKESPEARE_TABLES), statement=statement)

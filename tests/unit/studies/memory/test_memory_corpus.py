@@ -184,9 +184,9 @@ def test_the_shakespeare_claims_read_the_shakespeare_runs_and_supersede_the_synt
     from icdenoise.studies.memory.claims import CLAIMS, SHAKESPEARE_CLAIMS
 
     def runs(accuracy, steps):
-        curves = pd.DataFrame([{"layers": 2, "optimizer": "adam", "seed": seed, "step": step, "accuracy": accuracy}
+        curves = pd.DataFrame([{"layers": 2, "optimizer": "sgd", "seed": seed, "step": step, "accuracy": accuracy}
                                for seed in (0, 1) for step in (0, 10)])
-        order = pd.DataFrame([{"layers": 2, "optimizer": "adam", "seed": seed, "rank_learned_wov2": steps[0],
+        order = pd.DataFrame([{"layers": 2, "optimizer": "sgd", "seed": seed, "rank_learned_wov2": steps[0],
                                "rank_learned_wkq2": steps[1], "rank_learned_wkq1": steps[2]} for seed in (0, 1)])
         return curves, order
 
@@ -194,12 +194,12 @@ def test_the_shakespeare_claims_read_the_shakespeare_runs_and_supersede_the_synt
     shakespeare, shakespeare_order = runs(1.0, (10, 20, 30))
     frames = {"induction": synthetic, "induction_order": synthetic_order, "induction_shakespeare": shakespeare,
               "induction_shakespeare_order": shakespeare_order}
-    assert list(CLAIMS["induction_two_layer_adam_accuracy"].measure(frames, {})) == [0.5, 0.5]
-    assert list(CLAIMS["induction_two_layer_adam_accuracy_shakespeare"].measure(frames, {})) == [1.0, 1.0]
-    assert list(CLAIMS["induction_probe_order_adam_every_seed"].measure(frames, {}).values) == [0.0, 0.0]
-    assert list(CLAIMS["induction_probe_order_adam_every_seed_shakespeare"].measure(frames, {}).values) == [1.0, 1.0]
+    assert list(CLAIMS["induction_two_layer_sgd_accuracy"].measure(frames, {})) == [0.5, 0.5]
+    assert list(CLAIMS["induction_two_layer_sgd_accuracy_shakespeare"].measure(frames, {})) == [1.0, 1.0]
+    assert list(CLAIMS["induction_probe_order_sgd_every_seed"].measure(frames, {}).values) == [0.0, 0.0]
+    assert list(CLAIMS["induction_probe_order_sgd_every_seed_shakespeare"].measure(frames, {}).values) == [1.0, 1.0]
     with pytest.raises(KeyError):  # without its own tables a Shakespeare claim reads nothing, not the synthetic runs
-        CLAIMS["induction_two_layer_adam_accuracy_shakespeare"].measure({"induction": synthetic}, {})
+        CLAIMS["induction_two_layer_sgd_accuracy_shakespeare"].measure({"induction": synthetic}, {})
     config = yaml.safe_load((Path(__file__).parents[4] / "config" / "config.yaml").read_text())["memory"]["claims"]
     for name, (original, _) in SHAKESPEARE_CLAIMS.items():
         assert config[original]["superseded_by"] == name and "exploratory" not in config[name]
