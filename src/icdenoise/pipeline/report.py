@@ -35,13 +35,15 @@ def study_differences(differences, blocks) -> list[tuple[str, str, str]]:
 
 
 def figure_blocks(study: str, figure: str, study_block, shared) -> list[str]:
-    """The config blocks a study's figure names in its footer, in the order it names them: first the sub-blocks
+    """The config blocks a study's figure names in its footer, in the order it names them: first the sub-block
     of the study's block the figure is named after (its file name is the sub-block's name, or starts with it and
-    an underscore: `fig3` → onelayer.fig3, `memory/zipf_n` → memory.zipf), then the shared blocks the study reads
-    (`shared`, `Study.shared_settings`), then the rest of the study's block. So the settings the figure's own jobs
-    read come before a sibling figure's."""
+    an underscore: `fig3` → onelayer.fig3, `memory/zipf_n` → memory.zipf; of several, the longest:
+    `memory/induction_shakespeare` → memory.induction_shakespeare, not memory.induction), then the shared blocks
+    the study reads (`shared`, `Study.shared_settings`), then the rest of the study's block. So the settings the
+    figure's own jobs read come before a sibling figure's."""
     name = figure.rsplit("/", 1)[-1]
-    own = [f"{study}.{key}" for key in study_block if name == key or name.startswith(f"{key}_")]
+    named = [key for key in study_block if name == key or name.startswith(f"{key}_")]
+    own = [f"{study}.{max(named, key=len)}"] if named else []
     return [*own, *shared, study]
 
 

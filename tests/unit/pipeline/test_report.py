@@ -75,6 +75,9 @@ def test_a_figures_own_block_and_the_shared_blocks_come_before_its_siblings_each
     assert figure_blocks("onelayer", "fig3", study_block, ("cases", "training")) == ["onelayer.fig3", "cases", "training", "onelayer"]
     assert figure_blocks("memory", "memory/zipf_n", study_block, ()) == ["memory.zipf", "memory"]
     assert figure_blocks("memory", "memory/width", study_block, ("cases",)) == ["cases", "memory"]
+    induction = {"induction": {}, "induction_shakespeare": {}}
+    assert figure_blocks("memory", "memory/induction_shakespeare", induction, ()) == ["memory.induction_shakespeare", "memory"]
+    assert figure_blocks("memory", "memory/induction", induction, ()) == ["memory.induction", "memory"]
     differences = [("onelayer.fig4a.seeds", "3", "1"), ("cases.linear.n", "16", "4"), ("onelayer.fig3.L", "500", "20")]
     blocks = figure_blocks("onelayer", "fig3", study_block, ("cases",))
     assert study_differences(differences, blocks) == [differences[2], differences[1], differences[0]]

@@ -58,6 +58,8 @@ def render(tables, bigrams="dirichlet"):
     figure, axes = start_figure(2, 2, figsize=(9.6, 7.0), layout="constrained")
     accuracy_ax, one_layer_ax = axes[0]
     probe_axes = dict(zip(optimizers, axes[1]))
+    for ax in axes[1][len(optimizers):]:  # a setting trained with one optimiser: one probe panel
+        ax.set_visible(False)
 
     for (layers, optimizer), rows in table.groupby(["layers", "optimizer"]):
         draw_band(accuracy_ax, rows, "accuracy", color=LAYERS_COLOR[layers], linestyle=OPTIMIZER_LINESTYLE[optimizer],
