@@ -63,12 +63,10 @@ import numpy as np
 import pandas as pd
 
 from icdenoise.records.claims import LEVEL, pass_region
-from icdenoise.records.ledger_text import source_claims
+from icdenoise.records.ledger_text import AFTER_HOLM, ALPHA, NOT_ADJUSTABLE, holm_counts, source_claims
 
-ALPHA = 0.05  # the family-wise error rate Holm's step-down controls
 COLUMNS = ("p_value", "p_basis", "holm_p", "holm_verdict")
-AFTER_HOLM = "inconclusive after Holm"
-NOT_ADJUSTABLE = "not adjustable"
+counts = holm_counts  # the family's numbers, as the ledger's headline states them
 T_METHOD = re.compile(r"\bt-interval over\b")  # icdenoise.records.claims.measured's default, and a paired one
 DISCRETE_METHOD = re.compile(r"Clopper-Pearson", re.I)
 INTERVAL_REASON = re.compile(r"the 95% interval \[[^\]]*\] reaches both sides of the bound")  # claims.undecided_because
@@ -184,14 +182,3 @@ def with_holm(table: pd.DataFrame) -> pd.DataFrame:
             verdicts.append(verdict if p <= ALPHA else AFTER_HOLM)
     table["holm_verdict"] = verdicts
     return table
-
-
-def counts(table: pd.DataFrame) -> dict:
-    """The family's numbers from a table with the `COLUMNS`: claims tested (Holm's m), the PASS and FAIL verdicts
-    among them, those that hold after Holm, and the verdicts that are not adjustable."""
-    family = source_claims(table)
-    tested = family & table["p_value"].notna()
-    decided = tested & table["verdict"].isin(["PASS", "FAIL"])
-    return {"family": int(family.sum()), "tested": int(tested.sum()), "decided": int(decided.sum()),
-            "hold": int((decided & table["holm_verdict"].eq(table["verdict"])).sum()),
-            "not_adjustable": int((family & table["holm_verdict"].str.endswith(f"({NOT_ADJUSTABLE})")).sum())}

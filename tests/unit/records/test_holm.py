@@ -6,8 +6,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from toy_ledger import write_toy_ledger
 
-from icdenoise.records.holm import AFTER_HOLM, counts, holm, p_value, with_holm
+from icdenoise.records.history import with_history
+from icdenoise.records.holm import AFTER_HOLM, COLUMNS, counts, holm, p_value, with_holm
+from icdenoise.records.ledger_text import conclusions, headline, markdown
 
 Z = 1.959963984540054  # the standard normal's 97.5% quantile
 T2 = 4.302652729749464  # Student's t's 97.5% quantile with 2 degrees of freedom
@@ -34,7 +37,8 @@ def row(claim, verdict, mean, low, high, paper, comparison, tolerance, n=1, meth
     return {"claim": claim, "verdict": verdict, "ours_mean": mean, "interval_low": low, "interval_high": high,
             "n_values": n, "ours_min": mean if lowest is None else lowest, "ours_max": mean if highest is None else highest,
             "paper_value": paper, "comparison": comparison, "tolerance": tolerance, "why_inconclusive": why,
-            "interval_method": method, "self_check": marks.get("self_check", ""), "implied_by": "", "superseded_by": ""}
+            "interval_method": method, "self_check": marks.get("self_check", ""), "implied_by": "", "superseded_by": "",
+            "exploratory": "", "tolerance_reason": ""}
 
 
 NAN = float("nan")
@@ -119,3 +123,23 @@ def test_an_interval_of_unknown_method_is_read_as_a_t_interval_where_symmetric_a
     assert np.isnan(p_value(outcomes)[0]) and p_value(outcomes)[1] == "0/1 outcomes per seed"
     fractions = {**outcomes, "ours_mean": 0.5, "ours_max": 1.0}  # 3 · 0.5 is no whole number: not 0/1 outcomes
     assert p_value(fractions)[1] == "normal approximation, method inferred"
+
+
+def test_the_ledger_states_how_many_claims_were_tested_and_how_many_verdicts_hold(tmp_path):
+    table = with_holm(TOY).assign(registered=True)
+    assert ("9 claims of the source. Registered, confirmatory: 4 pass, 3 fail, 2 inconclusive. 5 claims tested; 2 verdicts "
+            "hold after Holm's adjustment (of the 4 that pass or fail among them, at family-wise α = 0.05: docs/claims.md). "
+            "3 verdicts with no p-value") in headline(table)
+    assert "tested" not in headline(TOY.assign(registered=True))  # a table without the columns (an old snapshot)
+    after = "\n".join(conclusions(table))
+    assert "inconclusive after Holm's adjustment** (2):\n  - `seeds`: FAIL, p 0.095, Holm 0.19\n  - `boot`: PASS" in after
+    ledger = pd.read_parquet(write_toy_ledger(tmp_path / "claims.parquet"))
+    text = markdown(ledger, "toy", "snakemake toy", {"run": "paper", "files": [], "merged_sha256": "0" * 64})
+    assert "1 claim tested; 0 verdicts hold after Holm's adjustment" in text
+    assert "reaches both sides of the bound | p 0.074, Holm 0.074: INCONCLUSIVE | why |" in text
+    assert "| no p-value (one value and no interval): FAIL (not adjustable) |" in text
+
+
+def test_the_ledger_script_gets_the_columns_from_with_history():
+    assert set(COLUMNS) <= set(with_history(TOY, {}))  # write_ledger.py writes what with_history returns
+    assert list(with_history(TOY, {})["holm_verdict"]) == list(with_holm(TOY)["holm_verdict"])
