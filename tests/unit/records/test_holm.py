@@ -1,16 +1,21 @@
 """The family-wise adjustment: Holm's adjusted p-values against a hand computation, each verdict's p-value from its
 interval (t, normal approximation, none), the family as the headline counts it, and the verdicts that survive."""
 
+import importlib.util
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from toy_ledger import write_toy_ledger
+from toy_ledger import LOCKS, write_toy_ledger
 
 from icdenoise.records.history import with_history
 from icdenoise.records.holm import AFTER_HOLM, COLUMNS, counts, holm, p_value, with_holm
+from icdenoise.records.ledger_snapshots import snapshot_text
 from icdenoise.records.ledger_text import conclusions, headline, markdown
+
+REPO = Path(__file__).resolve().parents[3]
 
 Z = 1.959963984540054  # the standard normal's 97.5% quantile
 T2 = 4.302652729749464  # Student's t's 97.5% quantile with 2 degrees of freedom
@@ -143,3 +148,18 @@ def test_the_ledger_states_how_many_claims_were_tested_and_how_many_verdicts_hol
 def test_the_ledger_script_gets_the_columns_from_with_history():
     assert set(COLUMNS) <= set(with_history(TOY, {}))  # write_ledger.py writes what with_history returns
     assert list(with_history(TOY, {})["holm_verdict"]) == list(with_holm(TOY)["holm_verdict"])
+
+
+def test_the_script_adjusts_old_and_new_snapshots_alike(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("holm_snapshots", REPO / "scripts" / "holm_snapshots.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    for prefix, holm_columns in (("", True), ("long/", False)):  # the run `long`'s snapshot written before the columns
+        target, text = snapshot_text(write_toy_ledger(tmp_path / prefix / "claims.parquet", run_prefix=prefix, holm=holm_columns),
+                                     LOCKS.get)
+        (tmp_path / target).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / target).write_text(text)
+    assert script.main(["--claims"], root=tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "| default | toy | 2 | 1 | 0 | 0 | 1 | recorded |" in out and "| long | toy | 2 | 1 | 0 | 0 | 1 | computed |" in out
+    assert "t, 2 degrees of freedom, method inferred" in out  # the old snapshot has no interval_method
