@@ -148,7 +148,7 @@ def p_value(row) -> tuple[float, str]:
         return math.nan, "0/1 outcomes per seed"
     n = int(row["n_values"])
     t_interval = n >= 2 and (bool(T_METHOD.search(method)) if known else _symmetric(mean, low, high))
-    basis = (f"t, {n - 1} degrees of freedom" if t_interval else "normal approximation") + ("" if known else ", method inferred")
+    basis = (f"t, {n - 1} degree{'' if n == 2 else 's'} of freedom" if t_interval else "normal approximation") + ("" if known else ", method inferred")
     region = pass_region(float(row["paper_value"]), row["comparison"], float(row["tolerance"]))
     edges = [edge for edge in region if math.isfinite(edge)]
     tests = [edge_p_value(mean, low, high, edge, n if t_interval else None) for edge in edges]
