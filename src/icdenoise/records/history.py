@@ -573,20 +573,11 @@ def ledger_history(root: Path | None, study, config_files: Sequence[str | Path],
 def with_history(table, histories: Mapping[str, ClaimHistory]):
     """The ledger table (icdenoise.records.claims.ledger) with the history columns `COLUMNS` of each row's claim, and
     each row that is not confirmatory by history marked exploratory: its reason joins the config's own in
-    ``exploratory``. A claim without a history gets an unknown one.
-
-    A ledger table (one with verdicts) also gets, last, the family-wise adjustment's columns
-    (icdenoise.records.holm.with_holm): the ledger's script writes the table this returns, and the script is part of
-    every claim's digest, so calling the adjustment from it would re-register every claim; here, in the ledger's
-    bookkeeping, it re-registers none."""
+    ``exploratory``. A claim without a history gets an unknown one."""
     table = table.copy()
     rows = [histories.get(claim) or unknown("no history was looked up") for claim in table["claim"]]
     for column in COLUMNS:
         table[column] = [history.columns()[column] for history in rows]
     table["exploratory"] = ["; ".join(part for part in (str(own or ""), history.exploratory) if part)
                             for own, history in zip(table["exploratory"], rows)]
-    if "verdict" in table:
-        from icdenoise.records.holm import with_holm  # imported here: holm imports the claims module and scipy
-
-        table = with_holm(table)
     return table
