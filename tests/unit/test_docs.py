@@ -144,6 +144,11 @@ def held_phrases() -> list[tuple[str, str]]:
         ("protocol.md", f"Right panel: {fig5['iterations']} iterated steps"),
         ("protocol.md", f"the MSE over a {onelayer['fig6']['grid_size']}×{onelayer['fig6']['grid_size']} grid of scaled-identity weights"),
         ("protocol.md", f"after {training['epochs']['linear_transformed']} epochs"),
+        ("protocol.md", f"α·β = {claims['fig3_linear_alpha_beta']['paper_value']:g} ≈ 1/3"),
+        ("protocol.md", f"linear case, softmax: β ≈ {claims['fig3_linear_softmax_beta']['paper_value']:g}, "
+                        f"α ≈ {claims['fig3_linear_softmax_alpha']['paper_value']:g}"),
+        ("protocol.md", f"gmm, softmax: α ≈ {claims['fig3_gmm_softmax_alpha']['paper_value']:g}, "
+                        f"β ≈ {claims['fig3_gmm_softmax_beta']['paper_value']:g}"),
     ]
 
 
@@ -163,3 +168,13 @@ def _values_of(tree, key: str, field: str):
 def test_a_reference_docs_count_or_setting_is_the_code_or_configs(doc, phrase):
     text = " ".join((REPO / "docs" / doc).read_text().split())
     assert " ".join(phrase.split()) in text, f"docs/{doc} no longer says: {phrase}"
+
+
+def test_the_protocols_fig4a_lengths_are_the_configs():
+    """docs/protocol.md writes Fig. 4(a)'s context lengths as two progressions, {a, b, …, c} ∪ {d, e, …, f}."""
+    import yaml
+
+    text = (REPO / "docs" / "protocol.md").read_text()
+    a, b, c, d, e, f = map(int, re.search(r"L ∈ \{(\d+), (\d+), …, (\d+)\} ∪ \{(\d+), (\d+), …, (\d+)\}", text).groups())
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    assert set(range(a, c + 1, b - a)) | set(range(d, f + 1, e - d)) == set(config["onelayer"]["fig4a"]["context_lengths"])
