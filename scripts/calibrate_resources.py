@@ -16,11 +16,16 @@ do its work, so its CPU and memory columns are not its own: such a run is refuse
 A ratio measured/estimate above 1 means the estimate does not cover the job: raise the coefficient of its
 size model (icdenoise.pipeline.resources, or its study's sizes.py; tests/unit/pipeline/test_resources.py
 checks every row of the table).
+
+It also prints the sentence of docs/cluster.md that gives the range of the requests (`request_sentence`):
+after a change of the table or of a size model, paste it there (tests/unit/scripts/test_calibrate_resources.py
+checks that the doc has the table's sentence).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -75,6 +80,16 @@ def with_estimates(table: pd.DataFrame, config: dict) -> pd.DataFrame:
     )
 
 
+def request_sentence(report: pd.DataFrame) -> str:
+    """docs/cluster.md's sentence on the requests of the table's jobs: the range of `mem_mb` and of `runtime`, the
+    rule that asks for the most of each, and the least `mem_mb` over a job's measured peak (rounded down)."""
+    memory, minutes = report.loc[report["mem_mb"].idxmax()], report.loc[report["runtime_minutes"].idxmax()]
+    headroom = math.floor(10 * (report["mem_mb"] / report["max_rss_mb"]).min()) / 10
+    return (f"Over the jobs of the calibration table the paper config asks for {report['mem_mb'].min()}–{memory['mem_mb']} MB "
+            f"(the most for `{memory['rule']}`) and {report['runtime_minutes'].min()}–{minutes['runtime_minutes']} minutes "
+            f"(the most for `{minutes['rule']}`), and every job's `mem_mb` is at least {headroom:.1f} × its measured peak.")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run", type=Path, help="a workflow directory after a run (its run's benchmarks/ and logs/ are read)")
@@ -106,6 +121,7 @@ def main() -> None:
                                      runtime_minutes=("runtime_minutes", "max"), mem_mb=("mem_mb", "max")).round(3).to_string())
     print(f"\nmeasured/estimate: time {report['time_ratio'].min():.2f}-{report['time_ratio'].max():.2f}, "
           f"memory {report['memory_ratio'].min():.2f}-{report['memory_ratio'].max():.2f} over {len(report)} jobs")
+    print(f"\ndocs/cluster.md's sentence, when this is the paper config's table:\n{request_sentence(report)}")
 
 
 if __name__ == "__main__":

@@ -24,12 +24,18 @@ def _command():
     return [SNAKEMAKE, OUTPUTS[0], "--cores", "1", "--configfile", "config/smoke.yaml", "long.yaml"]
 
 
+@pytest.fixture(scope="module")
+def reference(repo, tmp_path_factory):
+    """The long training, never stopped: built once for both ways of running it."""
+    workdir = copy_workflow(repo, tmp_path_factory.mktemp("reference") / "workflow")
+    (workdir / "long.yaml").write_text(yaml.safe_dump(LONG))
+    assert subprocess.run(_command(), cwd=workdir, capture_output=True, timeout=600).returncode == 0
+    return workdir
+
+
 @pytest.mark.parametrize("warm_start", ["1", "0"])
-def test_ctrl_c_saves_the_running_training_and_the_same_command_continues_it(repo, tmp_path, warm_start):
+def test_ctrl_c_saves_the_running_training_and_the_same_command_continues_it(repo, tmp_path, warm_start, reference):
     environment = {**os.environ, "ICDENOISE_WARMSTART": warm_start}
-    reference = copy_workflow(repo, tmp_path / "reference")
-    (reference / "long.yaml").write_text(yaml.safe_dump(LONG))
-    assert subprocess.run(_command(), cwd=reference, capture_output=True, env=environment, timeout=600).returncode == 0
 
     workdir = copy_workflow(repo, tmp_path / "interrupted")
     (workdir / "long.yaml").write_text(yaml.safe_dump(LONG))

@@ -4,7 +4,8 @@ on are the rule's params), each claim's definition (with its code and its study'
 config/claims.lock and its git history (icdenoise.records.registration) or, for a study outside this package, in
 the study's own claims.lock (icdenoise.records.study_locks), each row registered or not, each claim's history in git
 (when its bound and deciding settings took their current values, its first committed result, and so whether it is
-confirmatory: icdenoise.records.history), and the Markdown as an HTML page for the report
+confirmatory: icdenoise.records.history), Holm's family-wise adjustment beside each verdict
+(icdenoise.records.holm), and the Markdown as an HTML page for the report
 (icdenoise.records.ledger_text, icdenoise.records.pages)."""
 
 from icdenoise.pipeline.warmstart import hand_over
@@ -20,6 +21,7 @@ from icdenoise.pipeline.registry import load_studies
 from icdenoise.records.artifacts import git_state, read_frames, read_metadata, write_job_parquet, write_text
 from icdenoise.records.claims import ledger
 from icdenoise.records.history import ledger_history, with_history
+from icdenoise.records.holm import with_holm
 from icdenoise.records.ledger_text import headline, markdown
 from icdenoise.records.pages import markdown_page
 from icdenoise.records.registration import registration, repository, study_digests
@@ -45,6 +47,7 @@ else:
 table = ledger(claims.CLAIMS, frames, params.claims, rows)
 config_files = [entry["file"] for entry in params.config_sources["files"]]
 table = with_history(table, ledger_history(repository(workflow_dir), study, config_files, params.registered_as))
+table = with_holm(table)  # the family-wise adjustment beside each verdict, which it never changes
 write_job_parquet(table, snakemake.output.table, snakemake)
 appendix = claims.markdown_appendix(**params.appendix) if hasattr(claims, "markdown_appendix") else ""
 text = markdown(table, params.title, f"snakemake {params.study}", params.config_sources) + appendix

@@ -28,10 +28,10 @@ PACKAGE = "icdenoise"
 PLUMBING = f"{PACKAGE}.pipeline"  # its modules are never code inputs
 SHARED_STAGE_SCRIPTS = ("sample_prompts", "train_ensemble", "evaluate_bayes", "evaluate_trained")  # workflow/scripts/
 LEDGER_SCRIPT = "write_ledger"  # workflow/scripts/: it measures and judges every claim of a study
-BOOKKEEPING = tuple(f"{PACKAGE}.records.{name}" for name in ("registration", "study_locks", "history", "ledger_text", "pages"))
-# what the ledger's script imports to look claims up in their lock, to read each claim's history from git and to write
-# the ledger as Markdown and HTML: it decides no verdict, so it is a code input of the ledger job (re-rendering it) but
-# no part of a claim's digest
+BOOKKEEPING = tuple(f"{PACKAGE}.records.{name}" for name in ("registration", "study_locks", "history", "ledger_text", "holm", "pages"))
+# what the ledger's script imports to look claims up in their lock, to read each claim's history from git, to add the
+# family-wise adjustment beside the verdicts and to write the ledger as Markdown and HTML: it decides no verdict, so it
+# is a code input of the ledger job (re-rendering it) but no part of a claim's digest
 TRACKED: dict[str, Path] = {PACKAGE: Path(__file__).resolve().parents[1]}  # top-level package → its folder
 
 

@@ -14,7 +14,9 @@ A snapshot is CSV with a few ``# key: value`` lines before the header row:
 - ``registration``: every row registered, or how many were not (written only with ``allow_unregistered``:
   such a snapshot is not citable).
 
-Then one row per claim, in the ledger's order, with the columns `COLUMNS`: the ledger's values as it wrote
+Then one row per claim, in the ledger's order, with the columns `COLUMNS` (those of `OPTIONAL` only where the
+ledger has them: how each interval was obtained, and the family-wise adjustment's columns, icdenoise.records.holm;
+a snapshot written before them lacks them and is read with them absent): the ledger's values as it wrote
 them, floats to `DIGITS` significant digits (NaN as ``nan``), booleans as ``true``/``false``, and each claim's
 ``digest``: its definition's line in config/claims.lock at the commit the ledger was built from
 (icdenoise.records.registration). A registered row's digest is the lock's at that commit, because registered
@@ -41,9 +43,12 @@ from icdenoise.records.registration import LOCK, read_lock
 COLUMNS = (
     "claim", "verdict", "ours_mean", "interval_low", "interval_high", "n_values", "ours_min", "ours_max",
     "paper_value", "comparison", "tolerance", "why_inconclusive", "exploratory", "self_check", "implied_by", "superseded_by",
-    "registered", "registration", "defined_in", "built_from", "digest",
+    "registered", "registration", "defined_in", "built_from",
+    "interval_method", "p_value", "p_basis", "holm_p", "holm_verdict", "digest",
 )
-FLOATS = ("ours_mean", "interval_low", "interval_high", "ours_min", "ours_max", "paper_value", "tolerance")
+OPTIONAL = ("interval_method", "p_value", "p_basis", "holm_p", "holm_verdict")  # written where the ledger has them;
+# a snapshot written before snapshots kept them lacks them, and is read with them absent (icdenoise.records.holm)
+FLOATS = ("ours_mean", "interval_low", "interval_high", "ours_min", "ours_max", "paper_value", "tolerance", "p_value", "holm_p")
 DIGITS = 6  # significant digits of every float in a snapshot
 DEFAULT_RUN = "default"  # the folder of the run config/config.yaml names
 FOLDER = Path("docs") / "ledgers"
@@ -112,11 +117,16 @@ def _cell(column: str, value) -> str:
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
 
 
+def snapshot_columns(table: pd.DataFrame) -> tuple[str, ...]:
+    """The columns a snapshot of the ledger `table` has: `COLUMNS`, less those of `OPTIONAL` the ledger lacks."""
+    return tuple(column for column in COLUMNS if column not in OPTIONAL or column in table)
+
+
 def snapshot_rows(table: pd.DataFrame, study: str, run_prefix: str, build_commit: str, locks: LockAt, source: str) -> list[dict]:
-    """The snapshot's rows: the ledger's columns of `COLUMNS` and each registered row's digest, read from the lock
-    at `build_commit` (`locks`) and checked against the lock at the commit that registered it. `source`: the
+    """The snapshot's rows: the ledger's columns of `snapshot_columns` and each registered row's digest, read from the
+    lock at `build_commit` (`locks`) and checked against the lock at the commit that registered it. `source`: the
     ledger's path, for the messages."""
-    missing = [column for column in COLUMNS if column != "digest" and column not in table]
+    missing = [column for column in COLUMNS if column != "digest" and column not in OPTIONAL and column not in table]
     if missing:
         raise SnapshotError(f"{source}: the ledger has no column {', '.join(missing)}: it was built by older code; rebuild it "
                             f"(snakemake {study} --forcerun write_{study}_ledger) and snapshot again")
@@ -148,7 +158,7 @@ def snapshot_rows(table: pd.DataFrame, study: str, run_prefix: str, build_commit
             if defining is None or read_lock(defining).get(key) != digest:
                 raise SnapshotError(f"{source}: claim {row['claim']} names {row['defined_in']} as the commit that registered it, "
                                     f"but {LOCK.as_posix()} there does not hold {key} {digest}")
-        rows.append({column: _cell(column, digest if column == "digest" else row[column]) for column in COLUMNS})
+        rows.append({column: _cell(column, digest if column == "digest" else row[column]) for column in snapshot_columns(table)})
     return rows
 
 
@@ -181,14 +191,15 @@ def snapshot_text(path: Path, locks: LockAt, allow_unregistered: bool = False, s
     }
     buffer = io.StringIO()
     buffer.write("".join(f"# {key}: {header[key]}\n" for key in HEADER_KEYS))
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=snapshot_columns(table), lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return snapshot_path(prefix, study), buffer.getvalue()
 
 
 def read_snapshot(path: Path) -> Snapshot:
-    """A snapshot written by `snapshot_text`."""
+    """A snapshot written by `snapshot_text`; its table has the columns the file has: `COLUMNS`, or fewer of
+    `OPTIONAL` (a snapshot written before them: read with them absent)."""
     lines = Path(path).read_text().splitlines(keepends=True)
     header, start = {}, 0
     while start < len(lines) and lines[start].startswith("# "):
@@ -197,12 +208,14 @@ def read_snapshot(path: Path) -> Snapshot:
         start += 1
     rows = list(csv.DictReader(io.StringIO("".join(lines[start:]))))
     found = tuple(next(csv.reader(io.StringIO(lines[start]))) if start < len(lines) else ())
-    if found != COLUMNS or set(header) != set(HEADER_KEYS):
+    known = found == tuple(column for column in COLUMNS if column in found) and set(COLUMNS) - set(OPTIONAL) <= set(found)
+    if not known or set(header) != set(HEADER_KEYS):
         raise SnapshotError(f"{path}: not a ledger snapshot of this code's format (columns {', '.join(found) or 'none'}); "
                             f"write it again with {WRITER}")
-    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    table = pd.DataFrame(rows, columns=list(found))
     for column in FLOATS:
-        table[column] = table[column].astype(float)
+        if column in table:
+            table[column] = table[column].astype(float)
     table["n_values"] = table["n_values"].astype(int)
     table["registered"] = table["registered"].eq("true")
     return Snapshot(header, table)

@@ -35,6 +35,9 @@ def _flag(table: pd.DataFrame, column: str) -> pd.Series:
 
 
 TWIN_SUFFIX = "_confirmatory"
+ALPHA = 0.05  # the family-wise error rate of Holm's step-down (icdenoise.records.holm)
+AFTER_HOLM = "inconclusive after Holm"  # holm_verdict of a PASS or FAIL whose adjusted p exceeds ALPHA
+NOT_ADJUSTABLE = "not adjustable"  # holm_verdict "<verdict> (not adjustable)": a PASS or FAIL with no p-value
 
 
 def twinned(table: pd.DataFrame) -> pd.Series:
@@ -68,7 +71,8 @@ def headline(table: pd.DataFrame) -> str:
     seen), and not registered (icdenoise.records.registration); then, apart, the exploratory claims a
     confirmatory twin repeats (counted as the twin), the measurements with no verdict, our earlier readings
     superseded by a claim as the source states it, the self-checks of our own code and the claims counted with
-    the claim that implies them."""
+    the claim that implies them. Where the table has the family-wise adjustment's columns (icdenoise.records.holm),
+    after the groups: how many claims were tested and how many verdicts hold after Holm's adjustment."""
     registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
     exploratory, own, implied = _flag(table, "exploratory"), _flag(table, "self_check"), _flag(table, "implied_by")
     superseded, repeated = _flag(table, "superseded_by"), twinned(table)
@@ -80,6 +84,8 @@ def headline(table: pd.DataFrame) -> str:
                         (source & ~registered, "Not registered (not citable)")):
         if rows.any():
             parts.append(f"{label}: {_counts(table[rows])}.")
+    if "holm_verdict" in table:
+        parts.append(holm_sentence(table))
     if repeated.any():
         parts.append(f"Repeated by a confirmatory twin and counted as the twin: {_counts(table[repeated])}.")
     if unjudged.any():
@@ -91,6 +97,47 @@ def headline(table: pd.DataFrame) -> str:
     if implied.any():
         parts.append(f"Implied by another claim and counted there: {int(implied.sum())}.")
     return " ".join(parts)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def holm_counts(table: pd.DataFrame) -> dict:
+    """The family's numbers from a table with the family-wise adjustment's columns (icdenoise.records.holm): the
+    source's claims, those tested (with a p-value: Holm's m), the PASS and FAIL verdicts among them, those that hold
+    after Holm's adjustment, and the verdicts that are not adjustable."""
+    family = source_claims(table)
+    tested = family & table["p_value"].notna()
+    decided = tested & table["verdict"].isin(["PASS", "FAIL"])
+    return {"family": int(family.sum()), "tested": int(tested.sum()), "decided": int(decided.sum()),
+            "hold": int((decided & table["holm_verdict"].eq(table["verdict"])).sum()),
+            "not_adjustable": int((family & table["holm_verdict"].astype(str).str.endswith(f"({NOT_ADJUSTABLE})")).sum())}
+
+
+def holm_sentence(table: pd.DataFrame) -> str:
+    """The family-wise adjustment's counts (a table with its columns): how many of the source's claims were tested,
+    how many of their verdicts hold after Holm's adjustment, and how many verdicts have no p-value."""
+    numbers = holm_counts(table)
+    text = (f"{_plural(numbers['tested'], 'claim')} tested; {_plural(numbers['hold'], 'verdict')} "
+            f"hold{'s' if numbers['hold'] == 1 else ''} after Holm's adjustment (of the {numbers['decided']} that pass or "
+            f"fail among them, at family-wise α = {ALPHA:g}: docs/claims.md).")
+    if numbers["not_adjustable"]:
+        text += (f" {_plural(numbers['not_adjustable'], 'verdict')} with no p-value (no interval, or one of zero width "
+                 "or over 0/1 outcomes): not adjustable, counted apart.")
+    return text
+
+
+def holm_text(row) -> str:
+    """A row's p-value, its Holm-adjusted p and the verdict that survives Holm's adjustment, as the ledger shows them
+    beside the verdict (icdenoise.records.holm)."""
+    if row.verdict == "MEASURED":
+        return "—"
+    p, adjusted, survives = getattr(row, "p_value", np.nan), getattr(row, "holm_p", np.nan), getattr(row, "holm_verdict", "")
+    text = f"p {p:.2g}" if np.isfinite(p) else f"no p-value ({getattr(row, 'p_basis', '')})"
+    if np.isfinite(adjusted):
+        text += f", Holm {adjusted:.2g}"
+    return text + (f": {survives}" if survives else " (not in the family)")
 
 
 def _ours(row) -> str:
@@ -136,6 +183,11 @@ def conclusions(table: pd.DataFrame) -> list[str]:
                       "MEASURED": f": ours {row.ours_mean:.4g}; {row.tolerance_reason}"}[name]
             tag = " (exploratory)" if getattr(row, "exploratory", "") else ""
             lines.append(f"  - `{row.claim}`{tag}{markdown_cell(detail)}")
+    if "holm_verdict" in table:
+        after = table[table["holm_verdict"] == AFTER_HOLM]
+        if not after.empty:
+            lines.append(f"- **Passing or failing alone, inconclusive after Holm's adjustment** ({len(after)}):")
+            lines += [f"  - `{row.claim}`: {row.verdict}, p {row.p_value:.2g}, Holm {row.holm_p:.2g}" for row in after.itertuples()]
     for rows, label in ((table[repeated], "Repeated by a confirmatory twin on fresh seeds or draws (counted as the twin)"),
                         (table[superseded], "Our earlier readings, superseded by a claim as the source states it"),
                         (table[own], "Self-checks of our own code (not reproductions)"),
@@ -159,7 +211,10 @@ def hyphenated(syllables: str) -> str:
 
 def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> str:
     """A readable ledger: the verdict counts, the config it was built from, one table row per claim, each claim's
-    registration in a second table (so that the first fits a narrow page), and what the verdicts let one conclude."""
+    registration in a second table (so that the first fits a narrow page), and what the verdicts let one conclude;
+    where the table has the family-wise adjustment's columns (icdenoise.records.holm), each verdict's p-value and the
+    verdict that survives Holm's adjustment beside it, and their counts in the headline."""
+    holm = "holm_verdict" in table
     lines = [
         f"# Claims ledger: {title}",
         "",
@@ -175,8 +230,9 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         built_from(sources),
         "",
         f"| claim | where | {hyphenated('state-ment')} | paper value or bound | ours | test | {hyphenated('ver-dict')} | "
-        f"why this {hyphenated('tol-er-ance')} | {hyphenated('in-con-clu-sive')} when |",
-        "|---|---|---|---|---|---|---|---|---|",
+        + ("p; after Holm | " if holm else "")
+        + f"why this {hyphenated('tol-er-ance')} | {hyphenated('in-con-clu-sive')} when |",
+        "|---|---|---|---|---|---|---|---|---|" + ("---|" if holm else ""),
     ]
     for row in table.itertuples():
         test = {"within_absolute": f"± {row.tolerance:g}", "within_relative": f"± {100 * row.tolerance:g}%",
@@ -184,7 +240,8 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         shown = verdict_text(row, reasons=True)
         paper = "—" if row.verdict == "MEASURED" else f"{row.paper_value:g}"
         lines.append(f"| `{row.claim}` | {markdown_cell(row.location)} | {markdown_cell(row.statement)} | {paper} | "
-                     f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | {markdown_cell(row.tolerance_reason)} | "
+                     f"{markdown_cell(_ours(row))} | {test} | {markdown_cell(shown)} | "
+                     + (f"{markdown_cell(holm_text(row))} | " if holm else "") + f"{markdown_cell(row.tolerance_reason)} | "
                      f"{markdown_cell(row.inconclusive_rules or 'never')} |")
     lines += ["", "## Registration", "", f"| claim | defined in | first written | first result | built from | "
               f"{hyphenated('reg-is-tra-tion')} |", "|---|---|---|---|---|---|"]

@@ -1,10 +1,13 @@
 """A ledger's snapshot: the ledger's values and each claim's digest from the lock at the commit it was built
 at, read back as written; a ledger with rows that are not registered is refused unless allowed, then marked."""
 
+import math
+
 import pytest
 from toy_ledger import BUILT, LOCKS, REGISTERED_IN, write_toy_ledger
 
-from icdenoise.records.ledger_snapshots import COLUMNS, SnapshotError, read_snapshot, snapshot_text
+from icdenoise.records.holm import with_holm
+from icdenoise.records.ledger_snapshots import COLUMNS, OPTIONAL, SnapshotError, read_snapshot, snapshot_text
 
 
 def test_a_registered_ledger_gives_its_values_and_the_digests_of_the_lock_it_was_built_at(tmp_path):
@@ -19,6 +22,10 @@ def test_a_registered_ledger_gives_its_values_and_the_digests_of_the_lock_it_was
     assert (spread.claim, spread.verdict, spread.digest, spread.n_values) == ("spread", "INCONCLUSIVE", "1111222233334444", 3)
     assert spread.interval_low == pytest.approx(0.751586) and spread.registered is True
     assert (single.verdict, single.exploratory, single.digest) == ("FAIL", "the bound chosen after a result", "5555666677778888")
+    # t = 0.2 / (0.1 / sqrt 3) = 2 sqrt 3 on 2 degrees of freedom, two-sided: 1 - t / sqrt(2 + t^2)
+    assert spread.p_value == pytest.approx(1 - 2 * math.sqrt(3) / math.sqrt(14), rel=1e-5)
+    assert (spread.interval_method, spread.holm_verdict) == ("t-interval over 3 values", "INCONCLUSIVE")
+    assert math.isnan(single.p_value) and single.holm_verdict == "FAIL (not adjustable)"
     assert snapshot_text(ledger, LOCKS.get, shown_as="figures/toy/claims.parquet")[1] == text  # the same ledger, the same text
 
 
@@ -56,3 +63,27 @@ def test_a_file_that_is_not_a_snapshot_is_named(tmp_path):
     (tmp_path / "other.csv").write_text("claim,verdict\nx,PASS\n")
     with pytest.raises(SnapshotError, match="other.csv: not a ledger snapshot"):
         read_snapshot(tmp_path / "other.csv")
+
+
+def test_a_snapshot_written_before_the_adjustment_is_read_with_its_columns_absent(tmp_path):
+    old = write_toy_ledger(tmp_path / "old.parquet", holm=False)  # a ledger built by older code
+    text = snapshot_text(old, LOCKS.get)[1]
+    assert "p_value" not in text and "interval_method" not in text
+    (tmp_path / "old.csv").write_text(text)
+    snapshot = read_snapshot(tmp_path / "old.csv")
+    assert tuple(snapshot.table.columns) == tuple(column for column in COLUMNS if column not in OPTIONAL)
+    new = read_snapshot(_written(tmp_path, write_toy_ledger(tmp_path / "new.parquet")))
+    again = with_holm(snapshot.table)  # the same p-values, the t-interval inferred from the symmetric interval
+    assert list(again["p_value"].fillna(-1)) == pytest.approx(list(new.table["p_value"].fillna(-1)), rel=1e-5)
+    assert list(again["holm_verdict"]) == list(new.table["holm_verdict"])
+    assert again["p_basis"].iloc[0] == "t, 2 degrees of freedom, method inferred"
+    mixed = text.replace(",digest\n", ",holm_verdict,p_value,digest\n", 1)  # out of order: not this format
+    (tmp_path / "mixed.csv").write_text(mixed)
+    with pytest.raises(SnapshotError, match="not a ledger snapshot"):
+        read_snapshot(tmp_path / "mixed.csv")
+
+
+def _written(folder, ledger):
+    path = folder / "snapshot.csv"
+    path.write_text(snapshot_text(ledger, LOCKS.get)[1])
+    return path

@@ -134,6 +134,21 @@ job_rule(
     cache=True,
 )
 
+job_rule(
+    "scan_fresh_loss_landscape",
+    "The Figure 6 table of one case on the evaluation's fresh prompts (those evaluate_bayes and evaluate_trained score), "
+    "not the training prompts: MSE/n on the grid of (β, α), with the heuristic, trained and minimum points.",
+    "scripts/scan_fresh_loss_landscape.py",
+    "<results>/landscape_fresh/{case}.parquet",
+    input=dict(summary=rules.summarise_training_runs.output[0], task_code=user_task_files),
+    params=dict(
+        fig6=canonical({key: ONELAYER["fig6"][key] for key in ("model", "grid_size", "alpha_range", "beta_range")}),
+        case=lambda wildcards: canonical(case_block(wildcards.case)),
+        evaluation=canonical(config["evaluation"]),
+    ),
+    cache=True,
+)
+
 figure_rule(
     "plot_fig1",
     STUDY,
@@ -256,6 +271,7 @@ ledger_rule(
         fig4b=rules.evaluate_subspace_shift.output[0],
         fig5_steps=rules.evaluate_descent_steps.output[0],
         fig6=expand(rules.scan_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"]),
+        fig6_fresh=expand(rules.scan_fresh_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"]),
         fig8=rules.compare_learned_structure.output.similarity,
         theorem31_fit=rules.evaluate_ideal_softmax_convergence.output.fit,
     ),
