@@ -6,10 +6,13 @@ read by the job itself, never a param, so they re-run nothing and re-register no
 run long takes a `Checkpoint` (or None, and then it runs as it always did) and
 
 - at its start, calls `resume()`: the state it saved last, or None (no checkpoint, or one refused because it
-  belongs to other inputs, params or code: the reason is logged and the job starts from step 0);
+  belongs to other inputs, params or code: the reason is logged and the job starts from step 0). A job that can
+  run one of several loops (a per-step loop on the CPU, a CUDA-graph loop on a GPU), whose states differ in shape
+  or whose numbers differ in rounding, names the one it runs, ``resume(kind=...)``: a checkpoint saved by another
+  is refused the same way, so that a job moved between a CPU and a GPU partition starts again rather than mixing;
 - at each point where its whole state can be taken (an epoch's end, a chunk's start), asks `due(step)` and, if
   so, calls `save(step, total, state)` (pickled: the plumbing never imports torch, whose tensors pickle bit for
-  bit). The state is the loop's own: the model, the optimiser, every random
+  bit; `total` is None where the count is not known ahead, as in a bisection). The state is the loop's own: the model, the optimiser, every random
   generator the rest of the run draws from, the step and the records so far. `save` writes the file and renames
   it into place (never a half-written checkpoint), and raises `Stopped` after saving when a stop was asked:
   SIGTERM, SIGINT, SIGUSR1 (what SLURM sends before a time limit, ``--signal``) or the time budget;
@@ -51,6 +54,11 @@ def settings(execution: dict) -> dict:
     every_steps (and at least every this many steps; None: by time only), budget_s (stop after this many seconds
     of training, saved; None: no budget)."""
     return {**DEFAULTS, **(execution.get("checkpoint") or {})}
+
+
+def at_step(step: int, total: int | None) -> str:
+    """"step k of n", or "step k" where n is not known ahead."""
+    return f"step {step}" if total is None else f"step {step} of {total}"
 
 
 def _digest_file(path: Path) -> str:
@@ -97,6 +105,7 @@ class Checkpoint:
         self.started = self.last_save = time.monotonic()
         self.last_step: int | None = None
         self.stop_reason: str | None = None
+        self.kind: str | None = None
         self._previous: dict = {}
         for number in SIGNALS:
             try:
@@ -117,8 +126,11 @@ class Checkpoint:
     def _on_signal(self, number, frame) -> None:
         self.stop_reason = f"{signal.Signals(number).name} received"
 
-    def resume(self) -> dict | None:
-        """The saved state of this job, or None (no file, or a file of another job: refused, with the reason)."""
+    def resume(self, kind: str | None = None) -> dict | None:
+        """The saved state of this job, or None (no file, or a file of another job: refused, with the reason). `kind`
+        names the loop that runs (e.g. "per-step loop on cpu"): a state saved by another kind is refused too, and
+        `save` records this one."""
+        self.kind = kind
         if not self.path.is_file():
             return None
         try:
@@ -132,8 +144,12 @@ class Checkpoint:
             self.log.warning("checkpoint %s refused: it belongs to another job (%s); starting from step 0",
                              self.path, "; ".join(reasons))
             return None
+        if payload.get("kind") != kind:
+            self.log.warning("checkpoint %s refused: it was saved by the %s, this job runs the %s; starting from step 0",
+                             self.path, payload.get("kind") or "default loop", kind or "default loop")
+            return None
         self.last_step = payload["step"]
-        self.log.info("resuming from the checkpoint at step %d of %d (%s)", payload["step"], payload["total"], self.path)
+        self.log.info("resuming from the checkpoint at %s (%s)", at_step(payload["step"], payload["total"]), self.path)
         return payload["state"]
 
     def due(self, step: int) -> bool:
@@ -147,17 +163,18 @@ class Checkpoint:
             return True
         return self.every_s is not None and now - self.last_save >= self.every_s
 
-    def save(self, step: int, total: int, state: dict) -> None:
-        """Write `state` at `step` (of `total`) atomically; raise `Stopped` afterwards if a stop was asked."""
+    def save(self, step: int, total: int | None, state: dict) -> None:
+        """Write `state` at `step` (of `total`, None: not known ahead) atomically, with the kind `resume` was given;
+        raise `Stopped` afterwards if a stop was asked."""
         temporary = self.path.with_name(self.path.name + ".tmp")
         with open(temporary, "wb") as handle:
-            pickle.dump({"format": FORMAT, "identity": self.identity, "step": step, "total": total, "state": state}, handle,
-                        protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump({"format": FORMAT, "identity": self.identity, "kind": self.kind, "step": step, "total": total,
+                         "state": state}, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temporary, self.path)
         self.last_save, self.last_step = time.monotonic(), step
-        self.log.info("checkpoint saved at step %d of %d (%s)", step, total, self.path)
+        self.log.info("checkpoint saved at %s (%s)", at_step(step, total), self.path)
         if self.stop_reason is not None:
-            raise Stopped(f"checkpointed at step {step} of {total} ({self.stop_reason}); run the same command to continue")
+            raise Stopped(f"checkpointed at {at_step(step, total)} ({self.stop_reason}); run the same command to continue")
 
     def finish(self) -> None:
         """The job is done: remove the checkpoint and put the signal handlers back."""

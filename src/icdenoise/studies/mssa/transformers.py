@@ -311,7 +311,7 @@ def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps
     optimiser = Adam(model.parameters(), lr=learning_rate)
     normaliser = expected_squared_label(task, d, nonzeros)
     rows, first = [], 0
-    saved = checkpoint.resume() if checkpoint is not None else None
+    saved = checkpoint.resume(f"per-step loop on {target.type}") if checkpoint is not None else None
     if saved is not None:
         rows, first = _restore(saved, model, optimiser)
     started = time.perf_counter()
@@ -352,7 +352,8 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
     (through pinned memory on a GPU) whenever the steps reach it. The losses are read back only at
     the recorded steps: there `TrainingDiverged` names the first step since the last record whose loss
     has `diverged`, as `train_per_step` would have named it. `checkpoint` as in `train_model`, saved at the start
-    of a chunk; a run continued from one captures its graph `WARMUP_STEPS` steps after where it continued.
+    of a chunk; a run continued from one captures its graph `WARMUP_STEPS` steps after where it continued. Each loop
+    continues only its own checkpoints, on the same kind of device (`Checkpoint.resume`'s kind).
     """
     target = resolve_device(device)
     capture = target.type == "cuda" if capture is None else capture
@@ -380,7 +381,7 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
         counter.add_(1)
 
     rows, first, recorded_until = [], 0, 0
-    saved = checkpoint.resume() if checkpoint is not None else None
+    saved = checkpoint.resume(f"static loop on {target.type}") if checkpoint is not None else None
     if saved is not None:
         rows, first = _restore(saved, model, optimiser)
         recorded_until = saved["recorded_until"]
