@@ -25,6 +25,20 @@ class HeavyBallSGD:
         for parameter in self.parameters:
             parameter.grad = None
 
+    def state(self) -> dict:
+        """What continues the run where it is (a checkpoint): the learning rate, the momentum and the buffers (None
+        before a parameter's first step)."""
+        return {"lr": self.lr, "momentum": self.momentum,
+                "buffers": [None if buffer is None else buffer.detach().cpu().clone() for buffer in self.buffers]}
+
+    @torch.no_grad()
+    def load_state(self, state: dict) -> None:
+        """Continue from `state` (`state`): the buffers are copied to the parameters' devices, where they keep their
+        addresses from then on, as after a first step."""
+        self.lr, self.momentum = state["lr"], state["momentum"]
+        self.buffers = [None if saved is None else saved.to(parameter.device, copy=True)
+                        for parameter, saved in zip(self.parameters, state["buffers"], strict=True)]
+
     @torch.no_grad()
     def step(self) -> None:
         """One update of every parameter that has a gradient."""

@@ -43,6 +43,32 @@ def test_a_parameter_without_a_gradient_is_left_alone():
     assert torch.equal(kept.detach(), torch.ones(3)) and optimiser.buffers[1] is None
 
 
+def test_a_run_continued_from_its_state_in_a_new_optimiser_equals_the_uninterrupted_run_bitwise():
+    """`state` after 5 steps, loaded by a new optimiser on copies of the parameters: 7 more steps give the bits of
+    12 uninterrupted steps (the momentum buffers carried over; a parameter never stepped keeps no buffer)."""
+    initial = [torch.randn(3, 4, generator=torch.Generator().manual_seed(k)) for k in range(2)]
+    reference = [torch.nn.Parameter(p.clone()) for p in initial]
+    stopped = [torch.nn.Parameter(p.clone()) for p in initial]
+    whole, first = HeavyBallSGD(reference, lr=0.05, momentum=0.9), HeavyBallSGD(stopped, lr=0.05, momentum=0.9)
+
+    def steps(parameters, optimiser, span):
+        for step in span:
+            optimiser.zero_grad()
+            quadratic_loss(parameters[:1], step).backward()  # the second parameter never gets a gradient
+            optimiser.step()
+
+    steps(reference, whole, range(12))
+    steps(stopped, first, range(5))
+    saved = first.state()
+    assert saved["buffers"][1] is None
+    continued = [torch.nn.Parameter(p.detach().clone()) for p in stopped]
+    second = HeavyBallSGD(continued, lr=1.0, momentum=0.0)
+    second.load_state(saved)
+    steps(continued, second, range(5, 12))
+    for a, b in zip(continued, reference):
+        assert torch.equal(a, b)
+
+
 @needs_cuda
 def test_on_a_gpu_the_captured_step_replays_the_eager_step():
     cuda = torch.device("cuda")
