@@ -8,6 +8,7 @@ import os
 import pandas as pd
 import pytest
 import torch
+from helpers import stopped_at_every_save_point
 
 from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.induction import AttentionOnlyTransformer, frozen_embeddings, output_loss_and_hits, trigger_bigrams
@@ -86,3 +87,58 @@ def test_on_a_gpu_the_captured_step_replays_the_eager_step_and_train_run_uses_it
     pd.testing.assert_frame_equal(graph, eager, check_exact=False, rtol=1e-5, atol=1e-6)
     pd.testing.assert_frame_equal(train_run(TINY, layers, optimizer, 0, cuda), graph, check_exact=True)
     pd.testing.assert_frame_equal(train_run(TINY, layers, optimizer, 0, CPU), graph, check_exact=False, rtol=1e-3, atol=1e-5)
+
+
+# checkpoints
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+@pytest.mark.parametrize("loop", ["per_step", "static"])
+def test_a_run_stopped_at_every_save_point_and_resumed_gives_the_uninterrupted_curve_bit_for_bit(loop, optimizer, tmp_path):
+    """Stopped by a spent time budget at every point where it can save (every step of the per-step loop, every chunk
+    of the static one), saved, and continued by a new start that builds its task, model and generators afresh: the
+    curve (test losses, accuracies and probes of the trained weights, and the training losses) equals a run that never
+    stopped, bit for bit. The batches' generator is part of the state: without it the continued run would draw other
+    batches."""
+    def train(checkpoint=None):
+        if loop == "per_step":
+            return train_run(TINY, 2, optimizer, 0, CPU, checkpoint=checkpoint)
+        return train_static(TINY, 2, optimizer, 0, CPU, capture=False, chunk_steps=7, checkpoint=checkpoint)
+
+    resumed, stops = stopped_at_every_save_point(train, tmp_path / "run.checkpoint")
+    assert stops == (list(range(1, TINY["steps"])) if loop == "per_step" else [7, 14, 21])
+    pd.testing.assert_frame_equal(resumed, train(), check_exact=True)
+
+
+def test_a_checkpoint_of_the_other_loop_is_refused_and_the_run_starts_again(tmp_path, caplog):
+    """A job moved from a CPU to a GPU partition finds the per-step loop's checkpoint: the static loop refuses it,
+    says why, and runs from step 0 to its own numbers."""
+    from icdenoise.pipeline.checkpoints import Checkpoint, Stopped
+
+    path = tmp_path / "run.checkpoint"
+    checkpoint = Checkpoint(path, {"run": "test"}, every_s=None, budget_s=0.0)
+    with pytest.raises(Stopped, match="checkpointed at step 1 of 23"):
+        train_run(TINY, 1, "adam", 0, CPU, checkpoint=checkpoint)
+    checkpoint.close()
+    other = Checkpoint(path, {"run": "test"}, every_s=None)
+    with caplog.at_level("WARNING"):
+        static = train_static(TINY, 1, "adam", 0, CPU, capture=False, chunk_steps=7, checkpoint=other)
+    other.finish()
+    assert "it was saved by the per-step loop on cpu, this job runs the static loop on cpu" in caplog.text
+    pd.testing.assert_frame_equal(static, train_static(TINY, 1, "adam", 0, CPU, capture=False, chunk_steps=7), check_exact=True)
+
+
+@needs_cuda
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+@pytest.mark.parametrize("chunk_steps", [2, 7])
+def test_on_a_gpu_a_captured_run_stopped_at_every_chunk_and_resumed_gives_the_uninterrupted_curve(optimizer, chunk_steps, tmp_path):
+    """Continued before the warm-up ends (chunks of 2) or after it (chunks of 7, undone warm-up steps), every step
+    replays the graph where the run that never stopped does: the same bits."""
+    cuda = torch.device("cuda")
+
+    def train(checkpoint=None):
+        return train_static(TINY, 2, optimizer, 0, cuda, capture=True, chunk_steps=chunk_steps, checkpoint=checkpoint)
+
+    resumed, stops = stopped_at_every_save_point(train, tmp_path / "run.checkpoint")
+    assert stops == list(range(chunk_steps, TINY["steps"], chunk_steps))
+    pd.testing.assert_frame_equal(resumed, train(), check_exact=True)

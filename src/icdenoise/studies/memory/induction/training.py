@@ -127,21 +127,49 @@ def run_name(layers: int, optimizer: str, seed: int) -> str:
     return f"induction head, {layers} layer{'s' if layers > 1 else ''}, {optimizer}, seed {seed}"
 
 
+def saved_state(run: Run, step: int, **records) -> dict:
+    """A checkpoint's state of a run before `step`: the model's tensors, the optimiser's state, the batches'
+    generator (the only one the rest of the run draws from: the test set and the initial weights come from their
+    own seeds) and the loop's records so far (`records`)."""
+    return {"model": {name: value.detach().cpu().clone() for name, value in run.model.state_dict().items()},
+            "optimizer": run.updates.state(), "batches": run.batches.get_state(), "step": step, **records}
+
+
+def restore(run: Run, saved: dict) -> int:
+    """Put a checkpoint's model, optimiser and batches' generator back into `run` (in place: the optimiser keeps
+    the model's tensors); its step."""
+    run.model.load_state_dict(saved["model"])
+    run.updates.load_state(saved["optimizer"])
+    run.batches.set_state(saved["batches"])
+    return saved["step"]
+
+
 def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device,
-              bigrams: pd.DataFrame | None = None) -> pd.DataFrame:
+              bigrams: pd.DataFrame | None = None, checkpoint=None) -> pd.DataFrame:
     """One training run of slide 20's experiment: exactly `block["steps"]` updates of the trained matrices on
     fresh batches, with the loss on the output tokens after a trigger's second and later occurrences. Every
     `record_every` steps (and at the last), one row: test loss and accuracy on `test_sequences` sequences drawn
     from the block's seed, and the probes. The task and embeddings come from `block["seed"]`; the batches and the
     initial weights from `seed`. The task is the block's synthetic chain, or, given `bigrams` (the table of
     `corpus.estimate_bigrams`), the chain on that π_b (`task.block_task`). A batch loss that has diverged
-    (`divergence.check_losses`) raises `TrainingDiverged` at its step. On a CUDA device, `train_static`."""
+    (`divergence.check_losses`) raises `TrainingDiverged` at its step. On a CUDA device, `train_static`.
+
+    `checkpoint` (an icdenoise.pipeline.checkpoints.Checkpoint, or None): the run continues from its saved state
+    (`saved_state`) and saves before any step when it is due, with the numbers of a run that never stopped."""
     if device.type == "cuda":
-        return train_static(block, layers, optimizer, seed, device, bigrams=bigrams)
+        return train_static(block, layers, optimizer, seed, device, bigrams=bigrams, checkpoint=checkpoint)
     block, task = block_task(block, bigrams)
-    task, model, triggers, targets, test_tokens, batches, updates = prepare(block, task, layers, optimizer, seed, device)
-    rows, train_losses = [], []
-    for step in range(block["steps"] + 1):
+    run = prepare(block, task, layers, optimizer, seed, device)
+    task, model, triggers, targets, test_tokens, batches, updates = run
+    rows, train_losses, first = [], [], 0
+    saved = checkpoint.resume(f"per-step loop on {device.type}") if checkpoint is not None else None
+    if saved is not None:
+        first = restore(run, saved)
+        rows, train_losses = [dict(row) for row in saved["rows"]], list(saved["train_losses"])
+    for step in range(first, block["steps"] + 1):
+        if checkpoint is not None and first < step < block["steps"] and checkpoint.due(step):
+            checkpoint.save(step, block["steps"], saved_state(run, step, rows=[dict(row) for row in rows],
+                                                              train_losses=list(train_losses)))
         if step % block["record_every"] == 0 or step == block["steps"]:
             loss, accuracy = evaluate(model, test_tokens, triggers)
             rows.append({"step": step, "layers": layers, "optimizer": optimizer, "seed": seed, "loss": loss,
@@ -161,26 +189,32 @@ def train_run(block: dict, layers: int, optimizer: str, seed: int, device: torch
 
 
 def train_static(block: dict, layers: int, optimizer: str, seed: int, device: torch.device, *,
-                 capture: bool | None = None, chunk_steps: int = CHUNK_STEPS, bigrams: pd.DataFrame | None = None) -> pd.DataFrame:
+                 capture: bool | None = None, chunk_steps: int = CHUNK_STEPS, bigrams: pd.DataFrame | None = None,
+                 checkpoint=None) -> pd.DataFrame:
     """`train_run` with every tensor of a step at a fixed address, so that the step can be one CUDA graph (the
     module's docstring). The same batches, initial weights, test set, records and columns as `train_run`; the
     losses differ from its by float32 rounding (`masked_output_loss`, and the test set evaluated at once rather
     than in chunks). `capture` (default: on a GPU) replays a captured graph after `WARMUP_STEPS` eager steps;
     without it every step runs eagerly, the same code. Nothing is read back to the host before the last step; then a
     batch loss that has diverged raises `TrainingDiverged` at the first such step, as `train_run` would. On a CUDA
-    device it runs under `deterministic_algorithms`. `bigrams` as in `train_run`."""
+    device it runs under `deterministic_algorithms`. `bigrams` as in `train_run`. `checkpoint` as in `train_run`,
+    saved at the start of a chunk (the losses, output counts and records so far read back then). A run continued
+    past the warm-up warms up on `WARMUP_STEPS` steps whose effects it undoes, then captures, so that it replays the
+    graph at the steps where a run that never stopped does. It continues only its own checkpoints, on the same kind
+    of device."""
     capture = device.type == "cuda" if capture is None else capture
     if capture and device.type != "cuda":
         raise ValueError(f"a CUDA graph needs a CUDA device, got {device}")
     with deterministic_algorithms() if device.type == "cuda" else contextlib.nullcontext():
-        return static_run(block, layers, optimizer, seed, device, capture, chunk_steps, bigrams)
+        return static_run(block, layers, optimizer, seed, device, capture, chunk_steps, bigrams, checkpoint)
 
 
 def static_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device, capture: bool,
-               chunk_steps: int, bigrams: pd.DataFrame | None = None) -> pd.DataFrame:
+               chunk_steps: int, bigrams: pd.DataFrame | None = None, checkpoint=None) -> pd.DataFrame:
     """`train_static`'s run, on the device and in the mode it chose."""
     block, task = block_task(block, bigrams)
-    task, model, triggers, targets, test_tokens, batches, updates = prepare(block, task, layers, optimizer, seed, device)
+    run = prepare(block, task, layers, optimizer, seed, device)
+    task, model, triggers, targets, test_tokens, batches, updates = run
     steps, every = block["steps"], block["record_every"]
     recorded = [step for step in range(steps + 1) if step % every == 0 or step == steps]
     chunk_steps = max(1, min(chunk_steps, steps))
@@ -209,12 +243,23 @@ def static_run(block: dict, layers: int, optimizer: str, seed: int, device: torc
         loss, hits, count = masked_output_loss(model, test_tokens, triggers)
         records[row] = torch.stack([loss, hits / count, *probe_tensors(model, targets).values()])
 
+    first = 0
+    saved = checkpoint.resume(f"static loop on {device.type}") if checkpoint is not None else None
+    if saved is not None:
+        first = restore(run, saved)  # the factors' table stays: Adam's step count does not move in this loop
+        train_losses[:first].copy_(saved["train_losses"])
+        counts[:first].copy_(saved["counts"])
+        records.copy_(saved["records"])
+        counter.fill_(first)
     graph = None
     stream = torch.cuda.Stream(device) if capture else None
     if capture:
         stream.wait_stream(torch.cuda.current_stream(device))  # the buffers above are filled on the default stream
     with torch.cuda.stream(stream) if capture else contextlib.nullcontext():
-        for step in range(steps + 1):
+        for step in range(first, steps + 1):
+            if checkpoint is not None and first < step < steps and step % chunk_steps == 0 and checkpoint.due(step):
+                checkpoint.save(step, steps, saved_state(run, step, train_losses=train_losses[:step].cpu().clone(),
+                                                         counts=counts[:step].cpu().clone(), records=records.cpu().clone()))
             if step in recorded:
                 record_in_place(recorded.index(step))
             if step == steps:
@@ -223,7 +268,13 @@ def static_run(block: dict, layers: int, optimizer: str, seed: int, device: torc
                 drawn = torch.stack([task.sample(batches, block["batch"], block["length"] + 1)[0]
                                      for _ in range(min(chunk_steps, steps - step))])
                 staged[: len(drawn)].copy_(drawn.pin_memory() if device.type == "cuda" else drawn, non_blocking=True)
-            if capture and step == WARMUP_STEPS:
+            if capture and step == max(first, WARMUP_STEPS):
+                if first >= WARMUP_STEPS:  # continued past the warm-up: warm up on steps that are then undone, so that
+                    for _ in range(WARMUP_STEPS):  # every step from here is a replay, as in a run that never stopped
+                        step_in_place()
+                    model.load_state_dict(saved["model"])
+                    updates.load_state(saved["optimizer"])
+                    counter.fill_(first)
                 graph = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(graph):
                     step_in_place()
