@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from helpers import stopped_at_every_save_point
 
 from icdenoise.maths.thresholds import ALWAYS
 from icdenoise.studies.memory.embeddings import generator
@@ -187,6 +188,17 @@ def test_tiny_grids_memorise_every_fact_and_are_deterministic():
     needed = needed_sizes(two_points, 0.75)
     assert needed["reason"].iloc[0] == "" and float(needed["needed"].iloc[0]) == pytest.approx(math.sqrt(12 * 24))
 
+
+def test_a_grid_stopped_at_every_step_and_resumed_gives_the_uninterrupted_grid_bit_for_bit(tmp_path):
+    """Two grid points of 6 steps, stopped by a spent time budget before every step but the first (within a point
+    and at the next point's start), each time continued by a new start: the rows (recall, final loss) equal a grid
+    that never stopped, bit for bit. The noise generator is part of the state: without it the continued steps
+    would draw other noise."""
+    block = {**TINY, "attention_only": {**TINY["attention_only"], "ds": [8, 12]}, "training": {**TINY["training"], "steps": 6}}
+    resumed, stops = stopped_at_every_save_point(lambda checkpoint: recall_grid(block, "attention_only", 0, checkpoint=checkpoint),
+                                                 tmp_path / "grid.checkpoint")
+    assert stops == list(range(1, 12))
+    pd.testing.assert_frame_equal(resumed, recall_grid(block, "attention_only", 0), check_exact=True)
 
 def synthetic_grid() -> pd.DataFrame:
     """Attention + MLP at S = R = 4, 6, 8 (recall crossing ½ at width 2·S·R/d·2^(∓0.1)), and attention only at

@@ -31,12 +31,16 @@ def recall_of(model: FactualTransformer, task: FactualTask, rng: torch.Generator
 
 
 def train_point(task: FactualTask, d: int, heads: int, head_dim: int, width: int, training: dict, block_seed: int,
-                seed: int) -> dict:
+                seed: int, save=None, saved: dict | None = None) -> dict:
     """One grid point: the model on the block's embeddings, trained by Adam (learning_rate, default betas) for
     `training["steps"]` full-batch steps - every fact once per step with fresh noise - on the mean cross-entropy
     over the R·A answers; then its recall on `training["recall_draws"]` fresh noise draws per fact. Initial
     weights and noise come from `seed` and the grid point; the task and embeddings from `block_seed`. A loss that
-    has diverged (`divergence.check_losses`) raises `TrainingDiverged` at its step."""
+    has diverged (`divergence.check_losses`) raises `TrainingDiverged` at its step.
+
+    For checkpoints: `save(step, state)`, if given, is called before every step with a function that returns the
+    point's state there (the model, Adam and the noise generator, the only one the steps draw from: the recall draws
+    its own); `saved`, such a state, is where the training continues."""
     sizes = (task.subjects, task.relations, task.answers_per_relation, d, heads, head_dim, width)
     model = FactualTransformer(factual_embeddings(task, d, block_seed), heads, head_dim, width,
                                generator(seed, INITIAL_WEIGHTS, *sizes))
@@ -44,7 +48,20 @@ def train_point(task: FactualTask, d: int, heads: int, head_dim: int, width: int
     optimizer = Adam(model.parameters(), lr=training["learning_rate"])
     loss = torch.tensor(float("nan"))
     run = f"factual recall, S = {task.subjects}, R = {task.relations}, A = {task.answers_per_relation}, d = {d}, width {width}, seed {seed}"
-    for step in range(training["steps"]):
+    first = 0
+    if saved is not None:
+        model.load_state_dict(saved["model"])
+        optimizer.load_state(saved["optimizer"])
+        noise.set_state(saved["noise"])
+        first = saved["step"]
+
+    def state(step: int) -> dict:
+        return {"model": {name: value.detach().clone() for name, value in model.state_dict().items()},
+                "optimizer": optimizer.state(), "noise": noise.get_state(), "step": step}
+
+    for step in range(first, training["steps"]):
+        if save is not None:
+            save(step, lambda step=step: state(step))
         tokens, targets = task.sample(noise, 1)
         loss = nn.functional.cross_entropy(model(tokens), targets)
         check_losses([loss.detach()], task.answer_count, run, first_step=step)
@@ -79,15 +96,36 @@ def grid_points(block: dict, model: str) -> list[dict]:
     raise ValueError(f"unknown model {model!r}; allowed: {', '.join(MODELS)}")
 
 
-def recall_grid(block: dict, model: str, seed: int) -> pd.DataFrame:
+def recall_grid(block: dict, model: str, seed: int, checkpoint=None) -> pd.DataFrame:
     """One row per grid point of `model` (`grid_points`), trained from `seed` (`train_point`), in COLUMNS order.
-    The task of each (S, R, A) and the embeddings come from `block["seed"]`."""
-    rows = []
-    for point in grid_points(block, model):
+    The task of each (S, R, A) and the embeddings come from `block["seed"]`.
+
+    `checkpoint` (an icdenoise.pipeline.checkpoints.Checkpoint, or None): the grid continues from its saved state
+    (the rows of the points done, and the point in training with its state) and saves before any step of any point
+    when it is due, with the numbers of a grid that never stopped. Its steps count on across the points: point i's
+    step t is step i·steps + t of points·steps."""
+    points, steps = grid_points(block, model), block["training"]["steps"]
+    total = len(points) * steps
+    rows, start, inner = [], 0, None
+    saved = checkpoint.resume() if checkpoint is not None else None
+    if saved is not None:
+        rows, start, inner = [dict(row) for row in saved["rows"]], saved["point"], saved["inner"]
+    resumed_at = start * steps + (inner["step"] if inner is not None else 0)
+
+    def save_at(index: int):
+        def save(step: int, state) -> None:
+            position = index * steps + step
+            if resumed_at < position < total and checkpoint.due(position):
+                checkpoint.save(position, total, {"rows": [dict(row) for row in rows], "point": index, "inner": state()})
+        return save
+
+    for index in range(start, len(points)):
+        point = points[index]
         task = factual_task(point["subjects"], point["relations"], point["answers"], block["noise"], block["length"],
                             block["seed"])
         row = train_point(task, point["d"], point["heads"], point["head_dim"], point["width"], block["training"],
-                          block["seed"], seed)
+                          block["seed"], seed, save=save_at(index) if checkpoint is not None else None,
+                          saved=inner if index == start else None)
         rows.append({"model": model, **row})
     return pd.DataFrame(rows, columns=COLUMNS)
 
