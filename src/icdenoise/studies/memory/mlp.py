@@ -80,15 +80,19 @@ def trained_accuracy(inputs: torch.Tensor, targets: torch.Tensor, outputs: torch
         return recall_accuracy(memory_logits(inputs, outputs, trained_w1, trained_w2), targets)
 
 
-def capacity(block: dict, d: int, width: int, seed: int, steps: int | None = None) -> tuple[int, int]:
+def capacity(block: dict, d: int, width: int, seed: int, steps: int | None = None, trained=None) -> tuple[int, int]:
     """The capacity of the width-m memory in dimension d on draw `seed` and the number of trainings its bisection
-    took. The search starts at N = m·d, slide 9's prediction; `steps` overrides the block's budget."""
+    took. The search starts at N = m·d, slide 9's prediction; `steps` overrides the block's budget. `trained(pairs,
+    train)`, if given, gives each training's accuracy at N = pairs, `train()` computing it: how `capacity_table`
+    remembers the trainings done (a training's accuracy is a function of d, m, the seed and N alone)."""
     steps = block["steps"] if steps is None else steps
     inputs, outputs, targets = draw_pairs(seed, d, block["max_pairs"], block["outputs"])
     w1, w2 = initial_weights(generator(seed, d, width, INITIAL_WEIGHTS), d, width)
 
     def accuracy_at(pairs: int) -> float:
-        return trained_accuracy(inputs[:pairs], targets[:pairs], outputs, w1, w2, steps, block["learning_rate"])
+        def train() -> float:
+            return trained_accuracy(inputs[:pairs], targets[:pairs], outputs, w1, w2, steps, block["learning_rate"])
+        return train() if trained is None else trained(pairs, train)
 
     start = min(width * d, block["max_pairs"])
     try:
@@ -99,13 +103,35 @@ def capacity(block: dict, d: int, width: int, seed: int, steps: int | None = Non
     return found, len(evaluations)
 
 
-def capacity_table(block: dict, d: int) -> pd.DataFrame:
+def capacity_table(block: dict, d: int, checkpoint=None) -> pd.DataFrame:
     """One row per (d, m, seed) for every width m in `block["widths"]` and seed in `block["seeds"]`: the parameter count m·d of W₂ (and of W₁), the capacity, the number of
-    trainings its bisection took and the step budget of each training."""
+    trainings its bisection took and the step budget of each training.
+
+    `checkpoint` (an icdenoise.pipeline.checkpoints.Checkpoint, or None): the table continues from the accuracies of
+    the trainings done, which its bisections then read instead of training again, and saves before a training when
+    due, with the numbers of a table that never stopped. Its steps count the trainings done, whose total is not known
+    ahead; a training's own steps are not save points (each is one full-batch Adam run of `steps` steps)."""
+    accuracies: dict[tuple[int, int, int], float] = {}
+    saved = checkpoint.resume() if checkpoint is not None else None
+    if saved is not None:
+        accuracies = dict(saved["accuracies"])
+    resumed_at = len(accuracies)
+
+    def remembered(width: int, seed: int):
+        def trained(pairs: int, train) -> float:
+            key = (width, seed, pairs)
+            if key not in accuracies:
+                done = len(accuracies)
+                if checkpoint is not None and done > resumed_at and checkpoint.due(done):
+                    checkpoint.save(done, None, {"accuracies": dict(accuracies)})
+                accuracies[key] = train()
+            return accuracies[key]
+        return trained
+
     rows = []
     for width in block["widths"]:
         for seed in block["seeds"]:
-            found, trainings = capacity(block, d, width, seed)
+            found, trainings = capacity(block, d, width, seed, trained=remembered(width, seed))
             rows.append({"memory": "mlp", "map": f"M = {block['outputs']}", "d": d, "m": width, "seed": seed, "params_md": width * d, "capacity": found,
                          "evaluations": trainings, "steps": block["steps"]})
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)

@@ -4,6 +4,7 @@ counting, memorisation far below and far above m·d pairs, and a capacity table 
 import pandas as pd
 import pytest
 import torch
+from helpers import stopped_at_every_save_point
 
 from icdenoise.studies.memory import mlp
 from icdenoise.studies.memory.embeddings import generator
@@ -106,3 +107,17 @@ def test_same_block_gives_the_same_table_whatever_the_default_dtype(tiny_table):
 def test_the_search_refuses_a_draw_too_short_for_the_capacity():
     with pytest.raises(ValueError, match="max_pairs"):
         mlp.capacity_table({**TINY_BLOCK, "widths": [8], "seeds": [5], "max_pairs": 64}, 8)
+
+
+def test_a_table_stopped_before_every_training_and_resumed_gives_the_uninterrupted_table(tmp_path, caplog):
+    """Stopped by a spent time budget before every training but each start's first, and continued by a new start
+    that replays its bisections from the accuracies saved: the table equals one that never stopped, bit for bit, and
+    each start trains once (the stops count the trainings, whose total is not known ahead)."""
+    block = {**TINY_BLOCK, "widths": [8], "seeds": [5]}
+    with caplog.at_level("INFO"):
+        resumed, stops = stopped_at_every_save_point(lambda checkpoint: mlp.capacity_table(block, 8, checkpoint=checkpoint),
+                                                     tmp_path / "table.checkpoint")
+    reference = mlp.capacity_table(block, 8)
+    assert stops == list(range(1, int(reference["evaluations"].sum())))
+    assert f"checkpoint saved at step {stops[-1]} (" in caplog.text
+    pd.testing.assert_frame_equal(resumed, reference, check_exact=True)
