@@ -19,6 +19,7 @@ from icdenoise.studies.memory.factual import (
     FactualTransformer,
     divergences,
     dynamics,
+    dynamics_curves,
     factual_embeddings,
     factual_task,
     gradients,
@@ -173,6 +174,18 @@ def test_dynamics_start_uniform_are_deterministic_and_lower_the_loss():
     pd.testing.assert_frame_equal(curves, dynamics(DYNAMICS, 0))
     assert not curves.equals(dynamics(DYNAMICS, 1))
 
+
+def test_descents_stopped_at_every_step_and_resumed_give_the_uninterrupted_curves_bit_for_bit(tmp_path):
+    """Two seeds of 60 steps, stopped by a spent time budget before every step but the first (within a seed and at
+    the next seed's start), each time continued by a new start: the curves equal those of `dynamics` seed by seed,
+    bit for bit."""
+    block = {**DYNAMICS, "seeds": [0, 1]}
+    resumed, stops = stopped_at_every_save_point(lambda checkpoint: dynamics_curves(block, checkpoint=checkpoint),
+                                                 tmp_path / "dynamics.checkpoint")
+    assert stops == list(range(1, 120))
+    reference = pd.concat([dynamics(block, 0), dynamics(block, 1)], ignore_index=True)
+    pd.testing.assert_frame_equal(resumed, reference, check_exact=True)
+    pd.testing.assert_frame_equal(dynamics_curves(block), reference, check_exact=True)
 
 def test_tiny_grids_memorise_every_fact_and_are_deterministic():
     for model in ("attention_mlp", "attention_only"):

@@ -15,6 +15,7 @@ from icdenoise.studies.memory.factual.dynamics import (
            DYNAMICS_COLUMNS,
            divergences,
            dynamics,
+           dynamics_curves,
            gradients,
            linear_logits,
            token_counts,
@@ -24,5 +25,5 @@ from icdenoise.studies.memory.factual.task import FactualTask, factual_task
 from icdenoise.studies.memory.factual.training import COLUMNS, MODELS, grid_points, needed_sizes, recall_grid, train_point
 
 __all__ = ["COLUMNS", "DYNAMICS_COLUMNS", "FactualEmbeddings", "FactualTask", "FactualTransformer", "MODELS",
-           "divergences", "dynamics", "factual_embeddings", "factual_task", "gradients", "grid_points",
+           "divergences", "dynamics", "dynamics_curves", "factual_embeddings", "factual_task", "gradients", "grid_points",
            "linear_logits", "needed_sizes", "recall_grid", "token_counts", "train_point", "trained_parameters"]

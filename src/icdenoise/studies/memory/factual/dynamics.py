@@ -63,19 +63,28 @@ def divergences(log_p: torch.Tensor, targets: torch.Tensor, relations: torch.Ten
     return float(kl_relation.mean()), float(kl_fact.mean()), float(accuracy.mean())
 
 
-def dynamics(block: dict, seed: int) -> pd.DataFrame:
+def dynamics(block: dict, seed: int, save=None, saved: dict | None = None) -> pd.DataFrame:
     """Gradient descent with step `learning_rate` for `steps` steps (a stand-in for gradient flow) on the mean
     cross-entropy over a fixed set of `draws` noise draws per fact, from W_OV = w_KQ = α; a row every
     `record_every` steps (and at the last) of the loss, kl_relation, kl_fact (both means over facts and draws)
-    and accuracy on those sequences. The facts a*(s, r) and the noise draws come from `seed`."""
+    and accuracy on those sequences. The facts a*(s, r) and the noise draws come from `seed`.
+
+    For checkpoints: `save(step, state)`, if given, is called before every step with a function that returns the
+    run's state there (w_KQ, W_OV and the rows so far: nothing else changes, the draws are fixed); `saved`, such a
+    state, is where the descent continues."""
     task = factual_task(block["subjects"], block["relations"], block["answers"], block["noise"], block["length"], seed)
     tokens, targets = task.sample(generator(seed, DYNAMICS_NOISE), block["draws"])
     counts = token_counts(task, tokens)
     relations = task.fact_subjects_relations()[1].repeat(block["draws"])
     w_kq = torch.full((task.vocabulary - 1,), float(block["alpha"]), dtype=torch.float64)
     w_ov = torch.full((task.answer_count, task.vocabulary - 1), float(block["alpha"]), dtype=torch.float64)
-    rows = []
-    for step in range(block["steps"] + 1):
+    rows, first = [], 0
+    if saved is not None:
+        w_kq, w_ov, rows, first = saved["w_kq"].clone(), saved["w_ov"].clone(), [dict(row) for row in saved["rows"]], saved["step"]
+    for step in range(first, block["steps"] + 1):
+        if save is not None and step < block["steps"]:
+            save(step, lambda step=step: {"w_kq": w_kq.clone(), "w_ov": w_ov.clone(), "rows": [dict(row) for row in rows],
+                                          "step": step})
         loss, grad_kq, grad_ov = gradients(counts, targets, w_kq, w_ov, task.length)
         if step % block["record_every"] == 0 or step == block["steps"]:
             log_p = torch.log_softmax(linear_logits(counts, w_kq, w_ov, task.length), dim=1)
@@ -87,3 +96,32 @@ def dynamics(block: dict, seed: int) -> pd.DataFrame:
         w_kq -= block["learning_rate"] * grad_kq
         w_ov -= block["learning_rate"] * grad_ov
     return pd.DataFrame(rows, columns=DYNAMICS_COLUMNS).astype({"step": np.int64, "seed": np.int64})
+
+
+def dynamics_curves(block: dict, checkpoint=None) -> pd.DataFrame:
+    """`dynamics` of every seed in `block["seeds"]`, one after the other, in one table.
+
+    `checkpoint` (an icdenoise.pipeline.checkpoints.Checkpoint, or None): the descents continue from their saved
+    state (the curves of the seeds done, and the seed in descent with its state) and save before any step when due,
+    with the numbers of descents that never stopped. Steps count on across the seeds: seed i's step t is step
+    i·steps + t of seeds·steps."""
+    seeds, steps = list(block["seeds"]), block["steps"]
+    total = len(seeds) * steps
+    done, start, inner = [], 0, None
+    saved = checkpoint.resume() if checkpoint is not None else None
+    if saved is not None:
+        done, start, inner = list(saved["done"]), saved["seed"], saved["inner"]
+    resumed_at = start * steps + (inner["step"] if inner is not None else 0)
+
+    def save_at(index: int):
+        def save(step: int, state) -> None:
+            position = index * steps + step
+            if resumed_at < position < total and checkpoint.due(position):
+                checkpoint.save(position, total, {"done": list(done), "seed": index, "inner": state()})
+        return save
+
+    for index in range(start, len(seeds)):
+        curve = dynamics(block, seeds[index], save=save_at(index) if checkpoint is not None else None,
+                         saved=inner if index == start else None)
+        done.append(curve)
+    return pd.concat(done, ignore_index=True)
