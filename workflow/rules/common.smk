@@ -10,6 +10,7 @@ from pathlib import Path
 from snakemake.logging import logger
 
 from icdenoise.pipeline import warmstart
+from icdenoise.pipeline.cluster import leave_warning_to_jobs
 from icdenoise.pipeline.codedeps import import_groups, imported_modules, track_package, use_disk_cache
 from icdenoise.pipeline.config import ConfigFiles, all_runs, config_errors_end_the_run, config_sources, validate_config
 from icdenoise.pipeline.named_runs import (
@@ -90,6 +91,10 @@ if workflow.is_main_process and config["execution"]["warm_start"] and warmstart.
     WARM_START = warmstart.start_server(
         import_groups(map(imported_modules, SHARED_SCRIPTS), exclude=[warmstart.__name__]), STATE_DIR / "warmstart.log"
     )
+
+# In a SLURM job, SLURM's warning before the time limit (SIGUSR1) passes over Snakemake to the job's script, which
+# saves and stops (icdenoise.pipeline.cluster.leave_warning_to_jobs; docs/cluster.md).
+leave_warning_to_jobs(os.environ)
 
 MACHINE_CORES = machine_cores()
 if workflow.local_exec and (workflow._cores or 0) > MACHINE_CORES:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from snakemake.io import get_wildcard_names
 
-from icdenoise.pipeline.cluster import placement
+from icdenoise.pipeline.cluster import placement, time_limit_warning
 from icdenoise.pipeline.collected import Collected
 from icdenoise.pipeline.codedeps import LEDGER_SCRIPT, code_dependencies, imported_modules, trains_in_shared_stage
 from icdenoise.pipeline.config import device_keys, setting
@@ -65,7 +65,8 @@ def wildcards_of(output):
 def job_resources(name):
     """A rule's resources: mem_mb and runtime (minutes) from its size model (SIZES; a rule without one is
     a light job), cpus_per_task equal to its threads, and, on SLURM, the partition, account and GPU the
-    environment names (icdenoise.pipeline.cluster)."""
+    environment names, and for a rule whose script saves checkpoints SLURM's warning before its time limit
+    (icdenoise.pipeline.cluster)."""
     estimate = lambda wildcards: job_estimate(name, dict(wildcards.items()), SIZING_CONFIG, SIZES)  # noqa: E731
     device = setting(config, DEVICES[name]) if name in DEVICES else None
     return dict(
@@ -73,6 +74,7 @@ def job_resources(name):
         runtime=lambda wildcards: estimate(wildcards).runtime_minutes,
         cpus_per_task=lambda wildcards, threads: threads,
         **placement(device, os.environ),
+        **time_limit_warning(JOB_MODULES.get(name, ())),
     )
 
 
