@@ -1,7 +1,8 @@
 """A training job that stops before its end continues where it stopped: real Snakemake runs of one smoke
 training job whose time budget (execution.checkpoint.budget_s) is spent at its first save point (step 4 of 12). The job fails
 saying where it checkpointed and how to continue; the same command, without the budget, finishes it with the
-tables of a run that never stopped, and the checkpoint is gone."""
+tables of a run that never stopped, and the checkpoint is gone. The memory study's training jobs, stopped the same
+way, do too."""
 
 import subprocess
 
@@ -43,3 +44,38 @@ def test_a_stopped_training_job_continues_to_the_tables_of_an_uninterrupted_one(
     assert not checkpoint.exists()
     for output in OUTPUTS:
         pd.testing.assert_frame_equal(pd.read_parquet(workdir / output), pd.read_parquet(reference / output), check_exact=True)
+
+
+MEMORY_TRAININGS = {  # rule → (its smoke target, the stop its log reports)
+    "train_memory_induction": ("results/memory/induction/layers1_adam_seed0.parquet", "step 1 of 300"),
+    "train_memory_factual": ("results/memory/factual/attention_only_seed0.parquet", "step 1 of 600"),
+    "train_memory_mlp": ("results/memory/mlp/d8.parquet", "step 1"),
+    "simulate_memory_factual_dynamics": ("figures/memory/factual_dynamics.parquet", "step 1 of 200"),
+}
+
+
+def test_the_memory_studys_stopped_trainings_continue_to_the_tables_of_uninterrupted_ones(repo, tmp_path):
+    targets = [smoke_target(path) for path, _ in MEMORY_TRAININGS.values()]
+
+    def build(workdir, *configfiles):
+        return subprocess.run([SNAKEMAKE, *targets, "--cores", "2", "--keep-going", "--configfile", "config/smoke.yaml",
+                               *configfiles], cwd=workdir, capture_output=True, text=True, timeout=600)
+
+    reference = copy_workflow(repo, tmp_path / "reference")
+    assert build(reference).returncode == 0
+    workdir = copy_workflow(repo, tmp_path / "stopped")
+    (workdir / "budget.yaml").write_text(yaml.safe_dump({"execution": {"checkpoint": {"budget_s": 0, "every_s": None}}}))
+    stopped = build(workdir, "budget.yaml")
+    assert stopped.returncode != 0
+    logs = {path.stem if path.parent.name == "logs" else path.parent.name: path
+            for path in (workdir / SMOKE / "logs").rglob("*.log")}  # logs/<rule>.log or logs/<rule>/<wildcards>.log
+    for rule, (_, step) in MEMORY_TRAININGS.items():
+        assert f"checkpointed at {step} (the time budget of 0 s" in logs[rule].read_text(), rule
+    finished = build(workdir)
+    assert finished.returncode == 0, (finished.stdout + finished.stderr)[-3000:]
+    for rule, (_, step) in MEMORY_TRAININGS.items():
+        assert f"resuming from the checkpoint at {step} (" in logs[rule].read_text(), rule
+    for target in targets:
+        saved = workdir / target
+        assert not (saved.parent / f".{saved.name}.checkpoint").exists()
+        pd.testing.assert_frame_equal(pd.read_parquet(saved), pd.read_parquet(reference / target), check_exact=True, obj=target)
