@@ -24,22 +24,22 @@ def test_only_a_rule_whose_script_saves_checkpoints_gets_the_warning_before_its_
 
 
 def checkpointing_rules() -> set[str]:
-    """The rule of every rule script (its docstring's first words, "Rule <name>") that imports
-    icdenoise.pipeline.checkpoints, the shared stages' and every study's."""
+    """The rules of every rule script (its docstring's first words, "Rule <name>" or "Rules <name>, … and <name>")
+    that imports icdenoise.pipeline.checkpoints, the shared stages' and every study's."""
     scripts = [*(REPO / "workflow" / "scripts").glob("*.py"), *(REPO / "src" / "icdenoise" / "studies").glob("*/workflow/scripts/*.py")]
     found = set()
     for script in scripts:
         if CHECKPOINTS in imported_modules(script):
-            name = re.match(r'"""Rule (\w+)[:.]', script.read_text())
-            assert name, f"{script}: its docstring does not start with 'Rule <name>:'"
-            found.add(name[1])
+            names = re.match(r'"""Rules? (\w+(?:, \w+)*(?: and \w+)?)[:.]', script.read_text())
+            assert names, f"{script}: its docstring does not start with 'Rule <name>:'"
+            found.update(re.split(r", | and ", names[1]))
     return found
 
 
 def test_the_slurm_profile_resubmits_exactly_the_rules_that_save_checkpoints():
     rules = checkpointing_rules()
-    assert {"train_ensemble", "train_mssa_regression", "train_memory_induction", "train_memory_factual", "train_memory_mlp",
-            "simulate_memory_factual_dynamics"} <= rules
+    assert {"train_ensemble", "train_mssa_regression", "train_memory_induction", "train_memory_induction_shakespeare",
+            "train_memory_factual", "train_memory_mlp", "simulate_memory_factual_dynamics"} <= rules
     profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
     assert set(profile["preemptible-rules"]) == rules and profile["preemptible-retries"] >= 1
     assert profile["retries"] == 0  # any other failed job is not resubmitted
