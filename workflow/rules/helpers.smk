@@ -13,10 +13,10 @@ from snakemake.io import get_wildcard_names
 from icdenoise.pipeline.cluster import placement
 from icdenoise.pipeline.collected import Collected
 from icdenoise.pipeline.codedeps import LEDGER_SCRIPT, code_dependencies, imported_modules, trains_in_shared_stage
-from icdenoise.pipeline.config import device_keys, setting
+from icdenoise.pipeline.config import ConfigFiles, device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
-from icdenoise.experiments.comparison import config_differences
+from icdenoise.experiments.comparison import config_differences, parent_config
 from icdenoise.pipeline.report import difference_text, figure_blocks, study_differences
 from icdenoise.records.footers import footed_caption, footer_text
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
@@ -46,7 +46,14 @@ LEDGER_TABLES = Collected("LEDGER_TABLES", "(study, its ledger's table), compare
 # score_rule's) keep their outputs in Snakemake's between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE
 # (OUTPUT_CACHE, common.smk); docs/experiments.md.
 CACHING = workflow.workflow_settings.cache is not None
-PAPER_DIFFERENCES = config_differences(config, BASE_CONFIG)  # (key, paper's value, this run's) of each changed setting
+# The config this run is merged over (its parent: config/config.yaml and every config file before the run's own, the
+# last that sets a setting) and the settings where the run differs from it: the run's own changes, listed first.
+PARENT_FILES, PARENT_CONFIG = parent_config(ConfigFiles(CONFIG_FILES, workflow.config_settings.config).layers())
+# (key, the parent's value, this run's value) of each setting the run changes over its parent
+PARENT_DIFFERENCES = config_differences(config, PARENT_CONFIG) if PARENT_FILES else []
+PAPER_DIFFERENCES = config_differences(  # (key, paper's value, this run's) of each changed setting, the run's own first
+    config, BASE_CONFIG, first=[key for key, *_ in PARENT_DIFFERENCES]
+)
 
 
 def here(path):

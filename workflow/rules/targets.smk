@@ -1,10 +1,10 @@
 # Read last: each study's target rule (its figures and its ledger, named after the study), and the
 # report's check that every table it captions was built from the config given now, and its front page
-# (with each study's verdict counts and the settings that differ from the paper config).
+# (with each study's verdict counts and the settings that differ from the run's parent config and from the paper's).
 
 from icdenoise.pipeline.config import ConfigError, built_config_problems, config_errors_end_the_run
 from icdenoise.experiments.comparison import study_verdict_counts
-from icdenoise.pipeline.report import write_front_page
+from icdenoise.pipeline.report import Parent, write_front_page
 
 for study in STUDIES:
 
@@ -30,4 +30,13 @@ if REPORTING:
 
     LEDGERS = {study: workflow.pathvars.apply(table) for study, table in LEDGER_TABLES.read_now()}
 
-    report: str(write_front_page(STUDIES, CONFIG_SOURCES, REPORTED, study_verdict_counts(LEDGERS), PAPER_DIFFERENCES))
+    FRONT_PAGE = write_front_page(
+        STUDIES,
+        CONFIG_SOURCES,
+        REPORTED,
+        study_verdict_counts(LEDGERS),
+        PAPER_DIFFERENCES,
+        parent=Parent(PARENT_FILES, PARENT_DIFFERENCES),
+    )
+
+    report: str(FRONT_PAGE)

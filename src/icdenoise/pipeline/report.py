@@ -1,7 +1,7 @@
 """The report's front page (`snakemake --report`): what the pipeline is, each study's verdict counts, which
-config and commit the report's tables were built from, the settings that differ from the paper's config
-(with a banner saying that such a run's verdicts are not the paper's), and where each study's figures and
-ledger are.
+config and commit the report's tables were built from, the settings that differ from the run's parent config (the
+config it is merged over: its own changes) and then from the paper's config (with a banner saying that such a run's
+verdicts are not the paper's), and where each study's figures and ledger are.
 
 Snakemake renders the global description with the config alone, so the Snakefile writes this text
 to a file while it is read, under `--report` only, and names that file in its `report:` directive.
@@ -10,6 +10,7 @@ to a file while it is read, under `--report` only, and names that file in its `r
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from icdenoise.pipeline.registry import Study
@@ -75,10 +76,25 @@ def built_at(tables) -> list[str]:
     return sorted(set(commits))
 
 
-def front_page(studies: dict[str, Study], sources: dict, tables, counts: dict | None = None, differences=()) -> str:
+@dataclass
+class Parent:
+    """The config a run is merged over (icdenoise.experiments.comparison.parent_config): its files, in merge order,
+    and (key, its value, this run's value) of each setting the run changes over it."""
+
+    files: list[str] = field(default_factory=list)
+    differences: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def is_paper(self) -> bool:
+        """The parent is the paper's config alone (or there is none): its differences are the paper's."""
+        return self.files in ([], [PAPER_CONFIG])
+
+
+def front_page(studies: dict[str, Study], sources: dict, tables, counts: dict | None = None, differences=(), *,
+               parent: Parent | None = None) -> str:
     """The front page's reStructuredText. counts: study → its verdict counts, or None where its ledger is not built
     (icdenoise.experiments.comparison.study_verdict_counts); differences: (key, paper's value, this run's value) of each
-    changed setting (icdenoise.experiments.comparison.config_differences).
+    changed setting, the run's own first (icdenoise.experiments.comparison.config_differences); parent: the config the
+    run is merged over.
     Wrapped in a Jinja raw block, since Snakemake renders the page as a template and config values may hold
     braces."""
     files = " + ".join(f"``{entry['file']}``" for entry in sources["files"])
@@ -114,26 +130,39 @@ def front_page(studies: dict[str, Study], sources: dict, tables, counts: dict | 
         "asked for them (``snakemake --report report.html all sweeps comparison``) also has the run's sweeps and its",
         "comparison with the runs its config names.",
         "",
-        *differences_section(sources["run"], differences),
+        *differences_section(sources["run"], differences, parent or Parent()),
         "{% endraw %}",
         "",
     ]
     return "\n".join(lines)
 
 
-def differences_section(run: str, differences) -> list[str]:
-    """The settings that differ from the paper config, key by key, as reStructuredText lines: a list folded
-    away (an HTML <details> block), so that a long one leaves the page's top in view."""
+def differences_section(run: str, differences, parent: Parent) -> list[str]:
+    """The settings that differ, key by key, as reStructuredText lines: first those that differ from the run's parent
+    config (the config it is merged over: its own changes), in view, where the parent is not the paper config alone;
+    then those that differ from the paper config, the run's own first, as a list folded away (an HTML <details>
+    block), so that a long one leaves the page's top in view."""
+    not_compared = "how jobs run, the execution block, is not compared"
+    lines = []
+    if not parent.is_paper():
+        names = " + ".join(parent.files)
+        own = [f"   <li><code>{html.escape(difference_text(*entry))}</code></li>" for entry in parent.differences]
+        lines += [".. raw:: html", "",
+                  f"   <p>{len(parent.differences)} {'setting of' if len(parent.differences) == 1 else 'settings of'} "
+                  f"{html.escape(run)} {'differs' if len(parent.differences) == 1 else 'differ'} from its "
+                  f"parent config, {html.escape(names)}, the config it is merged over ({not_compared}){':' * bool(own)}</p>",
+                  *(["   <ul>", *own, "   </ul>"] if own else []), ""]
     if not differences:
-        return [f"Settings: the paper's own (``{PAPER_CONFIG}``; how jobs run, the execution block, is not compared).", ""]
-    summary = (f"{len(differences)} settings of {run} differ from {PAPER_CONFIG} (how jobs run, the execution block, "
-               "is not compared); open to list them")
+        return [*lines, f"Settings: the paper's own (``{PAPER_CONFIG}``; {not_compared}).", ""]
+    own = " (the run's own changes first)" if not parent.is_paper() and parent.differences else ""
+    summary = f"{len(differences)} settings of {run} differ from {PAPER_CONFIG}{own} ({not_compared}); open to list them"
     items = [f"   <li><code>{html.escape(difference_text(*entry))}</code></li>" for entry in differences]
-    return [".. raw:: html", "", f"   <details><summary>{html.escape(summary)}</summary><ul>", *items, "   </ul></details>", ""]
+    return [*lines, ".. raw:: html", "", f"   <details><summary>{html.escape(summary)}</summary><ul>", *items, "   </ul></details>", ""]
 
 
-def write_front_page(studies: dict[str, Study], sources: dict, tables, counts: dict, differences) -> Path:
-    """Write the front page (`front_page`) to DESCRIPTION (in the working directory) and return its absolute path."""
+def write_front_page(studies: dict[str, Study], sources: dict, tables, counts: dict, differences, **parts) -> Path:
+    """Write the front page (`front_page`; `parts`: its keyword arguments) to DESCRIPTION (in the working directory)
+    and return its absolute path."""
     DESCRIPTION.parent.mkdir(parents=True, exist_ok=True)
-    DESCRIPTION.write_text(front_page(studies, sources, tables, counts, differences))
+    DESCRIPTION.write_text(front_page(studies, sources, tables, counts, differences, **parts))
     return DESCRIPTION.resolve()

@@ -1,16 +1,27 @@
 """The report's front page names the run's config files, its merged-config digest and the commits its
 tables were written at (read back from their Parquet metadata), counts each study's verdicts from its
-ledger's Parquet, and lists the settings that differ from the paper config, under a banner when any do."""
+ledger's Parquet, and lists the settings that differ from the run's parent config, then from the paper config, under a banner
+when any do."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from icdenoise.experiments.comparison import config_differences, study_verdict_counts
+from icdenoise.experiments.comparison import config_differences, parent_config, study_verdict_counts
+from icdenoise.pipeline.config import ConfigFiles, load_yaml
 from icdenoise.pipeline.registry import Study
-from icdenoise.pipeline.report import banner, counts_text, difference_text, figure_blocks, front_page, study_differences
+from icdenoise.pipeline.report import (
+    Parent,
+    banner,
+    counts_text,
+    difference_text,
+    figure_blocks,
+    front_page,
+    study_differences,
+)
 
 SOURCES = {"run": "mine", "files": [{"file": "config/config.yaml", "sha256": "a" * 64}, {"file": "mine.yaml", "sha256": "b" * 64}],
            "merged_sha256": "0123456789abcdef" * 4}
@@ -98,3 +109,54 @@ def test_the_front_page_counts_verdicts_warns_and_lists_the_changed_settings(tmp
     assert 'role="alert"' in text and "not the paper&#x27;s" in text
     paper = front_page(studies, SOURCES, [], study_verdict_counts(ledgers), [])
     assert 'role="alert"' not in paper and "Settings: the paper's own" in paper
+
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_a_runs_own_changes_come_first_and_are_listed_against_its_parent(tmp_path):
+    """A named run over the smoke config (config/smoke.yaml, then a file that names the run and changes one key): its
+    parent is config/config.yaml + config/smoke.yaml; the one key it changes there leads the list of the settings
+    that differ from the paper config, which otherwise puts it among the smoke config's, in the paper's order."""
+    (tmp_path / "myrun.yaml").write_text("run: {name: myrun}\ndataset: {seed: 7}\n")
+    files = [REPO / "config" / "config.yaml", REPO / "config" / "smoke.yaml", tmp_path / "myrun.yaml"]
+    layers = ConfigFiles(files, workdir=REPO).layers()
+    config = {}
+    for layer in layers.values():
+        from snakemake.utils import update_config
+
+        update_config(config, layer)
+    paper = load_yaml(REPO / "config" / "config.yaml")
+    names, parent = parent_config(layers)
+    assert names == ["config/config.yaml", "config/smoke.yaml"]
+    own = config_differences(config, parent)
+    assert own == [("dataset.seed", "0", "7")]
+    unordered, ordered = config_differences(config, paper), config_differences(config, paper, first=[key for key, *_ in own])
+    assert [key for key, *_ in unordered].index("dataset.seed") > 0  # among the smoke config's, in the paper's order
+    assert ordered[0] == ("dataset.seed", "0", "7") and sorted(ordered) == sorted(unordered)
+    assert [entry for entry in ordered if entry[0] != "dataset.seed"] == [entry for entry in unordered if entry[0] != "dataset.seed"]
+
+
+def test_the_parent_is_every_layer_before_the_last_that_changes_a_setting():
+    paper, smoke = {"run": {"name": "paper"}, "dataset": {"seed": 0, "n": 9}}, {"run": {"name": "smoke"}, "dataset": {"n": 2}}
+    assert parent_config({"config/config.yaml": paper}) == ([], {})  # the paper's own run: none
+    assert parent_config({"config/config.yaml": paper, "smoke.yaml": smoke}) == (["config/config.yaml"], paper)
+    # a file that sets only run, comparison or execution is no run's own layer; --config is the last layer
+    names, merged = parent_config({"config/config.yaml": paper, "smoke.yaml": smoke, "compare.yaml": {"comparison": {"runs": ["x"]}}})
+    assert names == ["config/config.yaml"]
+    names, merged = parent_config({"config/config.yaml": paper, "smoke.yaml": smoke, "--config": {"dataset": {"seed": 3}}})
+    assert names == ["config/config.yaml", "smoke.yaml"] and merged == {"run": {"name": "smoke"}, "dataset": {"seed": 0, "n": 2}}
+    assert paper == {"run": {"name": "paper"}, "dataset": {"seed": 0, "n": 9}}  # the layers are not changed
+
+
+def test_the_front_page_lists_the_parents_differences_in_view_and_the_papers_folded():
+    differences = [("dataset.seed", "0", "7"), ("cases.linear.n", "16", "4")]
+    parent = Parent(["config/config.yaml", "config/smoke.yaml"], [("dataset.seed", "0", "7")])
+    text = front_page({}, SOURCES, [], {}, differences, parent=parent)
+    own = text.index("1 setting of mine differs from its parent config, config/config.yaml + config/smoke.yaml")
+    folded = text.index("<details><summary>2 settings of mine differ from config/config.yaml (the run&#x27;s own changes first)")
+    assert own < text.index("<li><code>dataset.seed: 0 → 7</code></li>") < folded
+    # a run merged over the paper config alone: one list, the paper's
+    alone = front_page({}, SOURCES, [], {}, differences, parent=Parent(["config/config.yaml"], differences))
+    assert "parent config" not in alone and "2 settings of mine differ from config/config.yaml (how jobs run" in alone
+
