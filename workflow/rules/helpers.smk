@@ -17,7 +17,7 @@ from icdenoise.pipeline.config import ConfigFiles, device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
 from icdenoise.experiments.comparison import config_differences, parent_config
-from icdenoise.pipeline.report import difference_text, figure_blocks, study_differences
+from icdenoise.pipeline.report import built_targets, difference_text, figure_blocks, study_differences
 from icdenoise.records.footers import footed_caption, footer_text
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 
@@ -363,8 +363,18 @@ def score_rule(name, study, cases, denoisers, settings):
 
 
 def get_study_targets(study):
-    """The input function of a study's target rule: its figures and ledger (STUDY_TARGETS), when the DAG is built."""
-    return lambda wildcards: [path for owner, path in STUDY_TARGETS.read() if owner == study]
+    """The input function of a study's target rule: its figures and ledger (STUDY_TARGETS), when the DAG is built;
+    under `snakemake --report`, those built (`reported_targets`)."""
+    return lambda wildcards: reported_targets([path for owner, path in STUDY_TARGETS.read() if owner == study])
+
+
+def reported_targets(paths):
+    """A target rule's inputs `paths`; under `snakemake --report`, those built alone
+    (icdenoise.pipeline.report.built_targets). Snakemake's report shows the jobs of the targets it is given (a
+    partial report) and stops at a file flagged for it that does not exist, so a target rule (each study's, all,
+    leaderboard, sweeps, comparison) gives it what is built; the front page lists the rest, with the command that
+    builds it."""
+    return built_targets(paths, workflow.pathvars.apply) if REPORTING else list(paths)
 
 
 def compared_ledgers():

@@ -1,15 +1,23 @@
 """The report's front page (`snakemake --report`): what the pipeline is, each study's verdict counts, which
-config and commit the report's tables were built from, the settings that differ from the run's parent config (the
-config it is merged over: its own changes) and then from the paper's config (with a banner saying that such a run's
-verdicts are not the paper's), and where each study's figures and ledger are.
+config and commit the report's tables were built from, what is not built yet (with the command that builds it),
+the settings that differ from the run's parent config (the config it is merged over: its own changes) and then
+from the paper's config (with a banner saying that such a run's verdicts are not the paper's), and where each
+study's figures and ledger are.
 
 Snakemake renders the global description with the config alone, so the Snakefile writes this text
-to a file while it is read, under `--report` only, and names that file in its `report:` directive.
+to a file while it is read, under `--report` only, and names that file in its `report:` directive. Snakemake's
+report stops at a file flagged for it that does not exist, and reports the jobs of the targets it is given (a
+partial report); `built_targets` keeps the targets that are built, which the workflow's target rules give it
+under `--report`, and the front page lists the rest, with the command that builds it.
 """
 
 from __future__ import annotations
 
 import html
+import json
+import os
+import shlex
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,6 +84,51 @@ def built_at(tables) -> list[str]:
     return sorted(set(commits))
 
 
+def build_command(snakemake: str, target: str, configfiles=(), overrides=None) -> str:
+    """The command that builds `target` in this run: `snakemake --cores 2 TARGET` with the run's config files (those
+    after config/config.yaml) and its --config values."""
+    configfiles = [os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd().resolve()) else str(path)
+                   for path in configfiles]  # as the README writes them: relative to the working directory
+    arguments = ["--cores", "2", target]
+    if overrides:
+        arguments += ["--config", *(f"{key}={json.dumps(value)}" for key, value in overrides.items())]
+    if configfiles:
+        arguments += ["--configfile", *configfiles]  # last: it takes several values
+    return f"{snakemake} {shlex.join(arguments)}"  # `snakemake` as typed (icdenoise.pipeline.named_runs.snakemake_command)
+
+
+def built_targets(paths: Iterable[str], resolve: Callable[[str], str] = str) -> list[str]:
+    """The paths of `paths` whose job has written every one of them, in their order: paths of one stem (a figure's PDF
+    and PNG; a ledger's table, text and page) are one job's outputs, kept when each exists. `resolve`: a path as
+    written (`<figures>/fig3.pdf`) → the file's path."""
+    paths = list(paths)
+    built = {}
+    for path in paths:
+        stem = str(Path(path).with_suffix(""))
+        built[stem] = built.get(stem, True) and Path(resolve(path)).exists()
+    return [path for path in paths if built[str(Path(path).with_suffix(""))]]
+
+
+def not_built_items(paths: Iterable[str], resolve: Callable[[str], str] = str, folder: str = "") -> list[str]:
+    """The items of `paths` not built (`built_targets`), each named once by its stem, relative to `folder`."""
+    paths = list(paths)
+    built = set(built_targets(paths, resolve))
+    stems = [str(Path(path).with_suffix("")) for path in paths if path not in built]
+    return [stem.removeprefix(folder).lstrip("/") if folder else stem for stem in dict.fromkeys(stems)]
+
+
+def not_built_section(missing: list[tuple[str, list[str], str]], everything: str) -> list[str]:
+    """What the report cannot show yet, as reStructuredText lines: per part (a study, the leaderboard), its items
+    not built and the command that builds them (`missing`: (part, items, command)); `everything`: the command that
+    builds them all."""
+    if not missing:
+        return []
+    lines = ["**Not built yet**, so not in this report (each command builds the part's missing items and what they need;",
+             f"``{everything}`` builds everything):", ""]
+    lines += [f"- ``{part}``: {', '.join(items)} — ``{command}``" for part, items, command in missing]
+    return [*lines, ""]
+
+
 @dataclass
 class Parent:
     """The config a run is merged over (icdenoise.experiments.comparison.parent_config): its files, in merge order,
@@ -90,11 +143,11 @@ class Parent:
 
 
 def front_page(studies: dict[str, Study], sources: dict, tables, counts: dict | None = None, differences=(), *,
-               parent: Parent | None = None) -> str:
+               parent: Parent | None = None, missing=(), everything: str = "") -> str:
     """The front page's reStructuredText. counts: study → its verdict counts, or None where its ledger is not built
     (icdenoise.experiments.comparison.study_verdict_counts); differences: (key, paper's value, this run's value) of each
     changed setting, the run's own first (icdenoise.experiments.comparison.config_differences); parent: the config the
-    run is merged over.
+    run is merged over; missing, everything: what is not built and how to build it (`not_built_section`).
     Wrapped in a Jinja raw block, since Snakemake renders the page as a template and config values may hold
     braces."""
     files = " + ".join(f"``{entry['file']}``" for entry in sources["files"])
@@ -119,6 +172,7 @@ def front_page(studies: dict[str, Study], sources: dict, tables, counts: dict | 
         f"**This report** shows the run ``{sources['run']}``, built from {files} (merged config sha256 ``{sources['merged_sha256'][:12]}``);",
         f"its ledgers and leaderboard were written at commit {commits}.",
         "",
+        *not_built_section(list(missing), everything),
         "Studies in this run, with the verdicts of every row of their ledgers (as built):",
         "",
         *[f"- ``{name}``: {study.title}" + (f" — {counts_text(counts[name])}" if name in counts else "")

@@ -1,6 +1,6 @@
 """The report's front page names the run's config files, its merged-config digest and the commits its
 tables were written at (read back from their Parquet metadata), counts each study's verdicts from its
-ledger's Parquet, and lists the settings that differ from the run's parent config, then from the paper config, under a banner
+ledger's Parquet, says what is not built yet and how to build it, and lists the settings that differ from the run's parent config, then from the paper config, under a banner
 when any do."""
 
 import json
@@ -16,10 +16,13 @@ from icdenoise.pipeline.registry import Study
 from icdenoise.pipeline.report import (
     Parent,
     banner,
+    build_command,
+    built_targets,
     counts_text,
     difference_text,
     figure_blocks,
     front_page,
+    not_built_items,
     study_differences,
 )
 
@@ -160,3 +163,31 @@ def test_the_front_page_lists_the_parents_differences_in_view_and_the_papers_fol
     alone = front_page({}, SOURCES, [], {}, differences, parent=Parent(["config/config.yaml"], differences))
     assert "parent config" not in alone and "2 settings of mine differ from config/config.yaml (how jobs run" in alone
 
+
+
+def test_the_front_page_names_what_is_not_built_and_the_command_that_builds_it():
+    missing = [("memory", ["memory/zipf_n", "memory/claims"], "snakemake --cores 2 memory --configfile config/smoke.yaml")]
+    text = front_page({}, SOURCES, [], {}, [], missing=missing, everything="snakemake --cores 2 all --configfile config/smoke.yaml")
+    assert ("- ``memory``: memory/zipf_n, memory/claims — ``snakemake --cores 2 memory --configfile config/smoke.yaml``" in text
+            and "``snakemake --cores 2 all --configfile config/smoke.yaml`` builds everything" in text)
+    assert "Not built yet" not in front_page({}, SOURCES, [], {}, [])
+
+
+def test_the_report_targets_are_the_built_ones_each_job_whole(tmp_path):
+    """A target is kept when every path of its stem (one job's outputs: a figure's PDF and PNG) exists."""
+    for name in ("fig3.pdf", "fig3.png", "fig1.pdf", "claims.parquet"):
+        (tmp_path / name).write_text("")
+    paths = ["<figures>/fig1.pdf", "<figures>/fig1.png", "<figures>/fig3.pdf", "<figures>/fig3.png",
+             "<figures>/claims.parquet", "<figures>/claims.md", "<figures>/claims.html"]
+    resolve = lambda path: path.replace("<figures>", str(tmp_path))  # noqa: E731
+    assert built_targets(paths, resolve) == ["<figures>/fig3.pdf", "<figures>/fig3.png"]
+    assert not_built_items(paths, resolve, "<figures>") == ["fig1", "claims"]
+    assert built_targets([], resolve) == []
+
+
+def test_the_command_that_builds_a_part_names_the_runs_config_files_and_values(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    command = build_command(".venv/bin/snakemake", "onelayer", [tmp_path / "config" / "smoke.yaml", "/elsewhere/my run.yaml"])
+    assert command == ".venv/bin/snakemake --cores 2 onelayer --configfile config/smoke.yaml '/elsewhere/my run.yaml'"
+    assert build_command("snakemake", "all", (), {"dataset": {"seed": 7}}) == \
+        'snakemake --cores 2 all --config \'dataset={"seed": 7}\''
