@@ -1,12 +1,18 @@
 # Read last: each study's target rule (its figures and its ledger, named after the study), and the
 # report's check that every table it captions was built from the config given now, and its front page
-# (with each study's verdict counts, what is not built yet, and the settings that differ from the run's parent config
-# and from the paper's).
+# (each study's verdicts, what is not built yet, and the settings that differ from the run's parent config and
+# from the paper's).
 
 from icdenoise.pipeline.config import ConfigError, built_config_problems, config_errors_end_the_run
 from icdenoise.experiments.comparison import study_verdict_counts
 from icdenoise.pipeline.named_runs import snakemake_command
-from icdenoise.pipeline.report import Parent, build_command, not_built_items, write_front_page
+from icdenoise.pipeline.report import (
+    Parent,
+    build_command,
+    ledger_summaries,
+    not_built_items,
+    write_front_page,
+)
 
 for study in STUDIES:
 
@@ -53,6 +59,7 @@ if REPORTING:
         REPORTED,
         study_verdict_counts(LEDGERS),
         PAPER_DIFFERENCES,
+        summaries=ledger_summaries(LEDGERS),
         parent=Parent(PARENT_FILES, PARENT_DIFFERENCES),
         missing=MISSING,
         everything=build("all"),

@@ -1,7 +1,8 @@
 """The report's front page names the run's config files, its merged-config digest and the commits its
 tables were written at (read back from their Parquet metadata), counts each study's verdicts from its
-ledger's Parquet, says what is not built yet and how to build it, and lists the settings that differ from the run's parent config, then from the paper config, under a banner
-when any do."""
+ledger's Parquet (first, in a table with the failing claims by name and whether they are registered), says
+what is not built yet and how to build it, and lists the settings that differ from the run's parent config,
+then from the paper config, under a banner when any do."""
 
 import json
 from pathlib import Path
@@ -22,7 +23,10 @@ from icdenoise.pipeline.report import (
     difference_text,
     figure_blocks,
     front_page,
+    ledger_summaries,
+    ledger_summary,
     not_built_items,
+    registration_text,
     study_differences,
 )
 
@@ -163,6 +167,51 @@ def test_the_front_page_lists_the_parents_differences_in_view_and_the_papers_fol
     alone = front_page({}, SOURCES, [], {}, differences, parent=Parent(["config/config.yaml"], differences))
     assert "parent config" not in alone and "2 settings of mine differ from config/config.yaml (how jobs run" in alone
 
+
+
+def toy_ledger(path):
+    """Six rows: two claims of the source that fail (one registered, one not), one that holds, one undecided, a failing
+    self-check and a failing reading superseded by one of the claims."""
+    pd.DataFrame({
+        "claim": ["a", "b", "c", "d", "own", "old_b"],
+        "verdict": ["FAIL", "FAIL", "PASS", "INCONCLUSIVE", "FAIL", "FAIL"],
+        "registered": [True, False, True, True, True, True],
+        "exploratory": ["", "", "chosen after", "", "", ""],
+        "self_check": ["", "", "", "", "checks our code", ""],
+        "implied_by": [""] * 6,
+        "superseded_by": ["", "", "", "", "", "b"],
+    }).to_parquet(path)
+    return path
+
+
+def test_a_ledger_summary_counts_the_sources_claims_as_the_headline_and_names_the_failing_ones(tmp_path):
+    summary = ledger_summary(pd.read_parquet(toy_ledger(tmp_path / "claims.parquet")))
+    assert summary.claims == 4 and summary.verdicts == {"PASS": 1, "FAIL": 2, "INCONCLUSIVE": 1}
+    assert summary.failing == ["a", "b"]
+    assert summary.other_failing == [("old_b", "our superseded reading"), ("own", "self-check")]
+    assert (summary.confirmatory, summary.exploratory, summary.not_registered) == (2, 1, 1)
+    assert registration_text(summary) == "3 of 4 (1 exploratory); 1 not, not citable"
+    assert ledger_summaries({"s": tmp_path / "claims.parquet", "t": tmp_path / "missing.parquet"})["t"] is None
+
+
+def test_the_verdict_table_opens_the_front_page_with_counts_failing_claims_and_registration(tmp_path):
+    studies = {"onelayer": Study(name="onelayer", title="The core paper", claims={}),
+               "memory": Study(name="memory", title="Memories", claims={})}
+    summaries = ledger_summaries({"onelayer": toy_ledger(tmp_path / "claims.parquet"), "memory": tmp_path / "missing.parquet"})
+    missing = [("memory", ["memory/claims"], "snakemake --cores 2 memory --configfile config/smoke.yaml")]
+    text = front_page(studies, SOURCES, [], {}, [("dataset.seed", "0", "7")], summaries=summaries, missing=missing,
+                      everything="snakemake --cores 2 all --configfile config/smoke.yaml")
+    table = text[text.index('<table class="icdenoise-verdicts">'):text.index("</table>")]
+    assert text.index('role="alert"') < text.index("<table") < text.index("**This report**")
+    assert ('<td class="number">4</td><td class="number">1</td><td class="number">2</td><td class="number">1</td>'
+            "<td><code>a</code>, <code>b</code>; also failing: <code>old_b</code> (our superseded reading), "
+            "<code>own</code> (self-check)</td><td>3 of 4 (1 exploratory); 1 not, not citable</td>") in table
+    assert ('<td colspan="6">ledger not built yet: <code>snakemake --cores 2 memory --configfile config/smoke.yaml</code>'
+            in table)
+    assert ("- ``memory``: memory/claims — ``snakemake --cores 2 memory --configfile config/smoke.yaml``" in text
+            and "``snakemake --cores 2 all --configfile config/smoke.yaml`` builds everything" in text)
+    assert registration_text(ledger_summary(pd.DataFrame({"claim": ["x"], "verdict": ["PASS"], "registered": [False]}))) \
+        == "none of 1: not citable"
 
 
 def test_the_front_page_names_what_is_not_built_and_the_command_that_builds_it():
