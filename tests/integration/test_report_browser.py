@@ -1,7 +1,9 @@
 """The smoke run's `snakemake --report` of all, its sweeps and its comparison with a second run
 (conftest.experiments_run), opened in a real headless Chromium through Playwright: the page loads without
-script errors; its front page names the run, config and commit, counts each study's verdicts, lists the
-settings that differ from config/config.yaml and warns that the smoke run's verdicts are not the paper's;
+script errors; its first screen (1400 × 1000) warns that the smoke run's verdicts are not the paper's and shows
+each study's verdict counts (the source's claims, as each ledger's headline counts them), its failing claims by
+name and whether they are registered; its front page names the run, config and commit, counts the verdicts of
+every ledger row and lists the settings that differ from config/config.yaml;
 every figure is shown as an image (its PNG, the PDF beside it), and its caption ends with the run's name and
 every setting of the blocks it reads that differs from config/config.yaml (its study's block and the shared
 blocks the study reads; a sweep's block; none for the comparison); every ledger and the leaderboard show their
@@ -30,11 +32,13 @@ from icdenoise.experiments.comparison import config_differences
 from icdenoise.pipeline.config import load_schema, load_yaml, registered_studies
 from icdenoise.pipeline.report import difference_text, figure_blocks, study_differences
 from icdenoise.records.artifacts import read_metadata
+from icdenoise.records.ledger_text import source_claims
 
 pytestmark = pytest.mark.integration
 
 DRAWN = 0.001  # a drawn figure has at least this fraction of coloured pixels; an empty or grey panel has none
 PANEL_DEADLINE = 60  # seconds a panel may take to draw before the test fails
+SCREEN = {"width": 1400, "height": 1000}  # the first screen: what the report shows when it opens
 
 
 def unavailable_reason() -> str | None:
@@ -105,6 +109,17 @@ def shown_source(page, previous: str | None) -> str:
     pytest.fail(f"no new panel {PANEL_DEADLINE} s after the click")
 
 
+def first_screen_row(ledger: pd.DataFrame, name: str) -> tuple[list[str], list[str]]:
+    """A study's row of the front page's verdict table as it should read (study, claims of the source, hold, fail,
+    undecided; the registration cell's start), counted as the ledger's headline counts, and its failing claims."""
+    source = ledger[source_claims(ledger)]
+    found = source["verdict"].value_counts()
+    registered = int(source["registered"].sum())
+    expected = [name, str(len(source)), *(str(found.get(verdict, 0)) for verdict in ("PASS", "FAIL", "INCONCLUSIVE")),
+                "all" if registered == len(source) else "none" if registered == 0 else f"{registered} of {len(source)}"]
+    return expected, list(source.loc[source["verdict"] == "FAIL", "claim"])
+
+
 def expected_counts(ledger: pd.DataFrame) -> str:
     found = ledger["verdict"].value_counts()
     return (", ".join(f"{found.get(verdict, 0)} {verdict.lower()}" for verdict in ("PASS", "FAIL", "INCONCLUSIVE", "MEASURED"))
@@ -169,7 +184,7 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     differences = config_differences(run_config, load_yaml(repo / "config" / "config.yaml"))
     study_of = {study.title: (name, study.shared_settings) for name, study in studies.items()}  # a figure's, by category
 
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page = browser.new_page(viewport=SCREEN)
     errors = []
     page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
     page.on("console", lambda message: errors.append(f"console: {message.text}") if message.type == "error" else None)
@@ -183,8 +198,26 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
         assert f"{name}: {study.title} — {expected_counts(pd.read_parquet(ledger_of[name]))}" in front
     alert = page.get_by_role("alert")
     assert alert.is_visible() and "These verdicts are not the paper's" in alert.inner_text()
-    assert 0 <= alert.bounding_box()["y"] < 900  # in view when the report opens
+    assert 0 <= alert.bounding_box()["y"] < SCREEN["height"]  # in view when the report opens
     assert alert.bounding_box()["y"] < page.get_by_text("Studies in this run").bounding_box()["y"]
+
+    def on_first_screen(locator) -> bool:
+        box = locator.bounding_box()
+        return locator.is_visible() and box is not None and 0 <= box["y"] and box["y"] + box["height"] <= SCREEN["height"]
+
+    rows, failing_shown = page.locator("table.icdenoise-verdicts tbody tr"), []
+    assert rows.count() == len(studies)
+    for index, name in enumerate(studies):  # the table's rows in the config's order, each study's whole row in view
+        expected, failing = first_screen_row(pd.read_parquet(ledger_of[name]), name)
+        row = rows.nth(index)
+        cells = [cell.strip() for cell in row.locator("td").all_inner_texts()]
+        assert cells[:5] == expected[:5] and cells[6].startswith(expected[5]), (name, cells, expected)
+        assert on_first_screen(row), f"{name}'s verdicts are below the first {SCREEN['height']} px"
+        for claim in failing:  # each failing claim of the source, by name, in view
+            shown = row.get_by_text(claim, exact=True)
+            assert on_first_screen(shown), f"{name}'s failing claim {claim} is not in the first screen"
+            failing_shown.append(claim)
+    assert failing_shown  # the smoke run has failing claims: the check above ran
     page.locator("summary", has_text="settings of smoke differ from config/config.yaml").click()
     assert page.get_by_text("cases.linear.n: 16 → 4", exact=True).is_visible()  # config/smoke.yaml's change, key by key
 

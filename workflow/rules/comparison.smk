@@ -55,5 +55,4 @@ job_rule(
 rule comparison:
     """Target: this run beside the runs named in comparison.runs (figures/comparison.{parquet,md,pdf})."""
     input:
-        rules.compare_runs.output,
-        rules.plot_comparison.output,
+        reported_targets([*rules.compare_runs.output, *rules.plot_comparison.output]),

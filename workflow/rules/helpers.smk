@@ -13,11 +13,11 @@ from snakemake.io import get_wildcard_names
 from icdenoise.pipeline.cluster import placement, time_limit_warning
 from icdenoise.pipeline.collected import Collected
 from icdenoise.pipeline.codedeps import LEDGER_SCRIPT, code_dependencies, imported_modules, trains_in_shared_stage
-from icdenoise.pipeline.config import device_keys, setting
+from icdenoise.pipeline.config import ConfigFiles, device_keys, setting
 from icdenoise.pipeline.joblog import job_files
 from icdenoise.pipeline.registry import shared_and_study
-from icdenoise.experiments.comparison import config_differences
-from icdenoise.pipeline.report import difference_text, figure_blocks, study_differences
+from icdenoise.experiments.comparison import config_differences, parent_config
+from icdenoise.pipeline.report import built_targets, difference_text, figure_blocks, study_differences
 from icdenoise.records.footers import footed_caption, footer_text
 from icdenoise.pipeline.resources import SHARED_SIZES, job_estimate
 
@@ -46,7 +46,14 @@ LEDGER_TABLES = Collected("LEDGER_TABLES", "(study, its ledger's table), compare
 # score_rule's) keep their outputs in Snakemake's between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE
 # (OUTPUT_CACHE, common.smk); docs/experiments.md.
 CACHING = workflow.workflow_settings.cache is not None
-PAPER_DIFFERENCES = config_differences(config, BASE_CONFIG)  # (key, paper's value, this run's) of each changed setting
+# The config this run is merged over (its parent: config/config.yaml and every config file before the run's own, the
+# last that sets a setting) and the settings where the run differs from it: the run's own changes, listed first.
+PARENT_FILES, PARENT_CONFIG = parent_config(ConfigFiles(CONFIG_FILES, workflow.config_settings.config).layers())
+# (key, the parent's value, this run's value) of each setting the run changes over its parent
+PARENT_DIFFERENCES = config_differences(config, PARENT_CONFIG) if PARENT_FILES else []
+PAPER_DIFFERENCES = config_differences(  # (key, paper's value, this run's) of each changed setting, the run's own first
+    config, BASE_CONFIG, first=[key for key, *_ in PARENT_DIFFERENCES]
+)
 
 
 def here(path):
@@ -358,8 +365,18 @@ def score_rule(name, study, cases, denoisers, settings):
 
 
 def get_study_targets(study):
-    """The input function of a study's target rule: its figures and ledger (STUDY_TARGETS), when the DAG is built."""
-    return lambda wildcards: [path for owner, path in STUDY_TARGETS.read() if owner == study]
+    """The input function of a study's target rule: its figures and ledger (STUDY_TARGETS), when the DAG is built;
+    under `snakemake --report`, those built (`reported_targets`)."""
+    return lambda wildcards: reported_targets([path for owner, path in STUDY_TARGETS.read() if owner == study])
+
+
+def reported_targets(paths):
+    """A target rule's inputs `paths`; under `snakemake --report`, those built alone
+    (icdenoise.pipeline.report.built_targets). Snakemake's report shows the jobs of the targets it is given (a
+    partial report) and stops at a file flagged for it that does not exist, so a target rule (each study's, all,
+    leaderboard, sweeps, comparison) gives it what is built; the front page lists the rest, with the command that
+    builds it."""
+    return built_targets(paths, workflow.pathvars.apply) if REPORTING else list(paths)
 
 
 def compared_ledgers():

@@ -28,4 +28,4 @@ REPORTED_TABLES.add("<figures>/leaderboard.parquet")
 rule leaderboard:
     """Target: figures/leaderboard.{md,html,parquet}."""
     input:
-        rules.build_leaderboard.output,
+        reported_targets(rules.build_leaderboard.output),

@@ -46,9 +46,9 @@ for sweep in SWEEPS:
         name:
             f"sweep_{sweep}"
         input:
-            f"<results>/sweeps/{sweep}.parquet",
-            f"<figures>/sweeps/{sweep}.pdf",
-            f"<figures>/sweeps/{sweep}.png",
+            reported_targets(
+                [f"<results>/sweeps/{sweep}.parquet", f"<figures>/sweeps/{sweep}.pdf", f"<figures>/sweeps/{sweep}.png"]
+            ),
 
     workflow.get_rule(f"sweep_{sweep}").docstring = f"Target: the table and figure of sweep {sweep}."
 
@@ -56,4 +56,4 @@ for sweep in SWEEPS:
 rule sweeps:
     """Target: the table and figure of every sweep in the config."""
     input:
-        [f"<figures>/sweeps/{sweep}.{suffix}" for sweep in SWEEPS for suffix in ("pdf", "png")],
+        reported_targets([f"<figures>/sweeps/{sweep}.{suffix}" for sweep in SWEEPS for suffix in ("pdf", "png")]),

@@ -7,12 +7,14 @@ on the run's fresh prompts), ratio_to_bayes. Rows of kind ``claim``: run, study,
 ledger measured), verdict. A run that lacks a case, an estimator or a study simply has no row for it. The
 settings compared leave out `run`, `comparison` and `execution` (how jobs run, which changes no number).
 
-The report's front page and figures use the same comparison against the paper config (`config_differences`)
-and each study's verdict counts (`study_verdict_counts`).
+The report's front page and figures use the same comparison against the paper config (`config_differences`),
+the run's own changes first (those against its parent config, `parent_config`), and each study's verdict counts
+(`study_verdict_counts`).
 """
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pandas as pd
@@ -65,11 +67,33 @@ def setting_differences(configs: dict[str, dict]) -> pd.DataFrame:
                         columns=["run", "key", "value"])
 
 
-def config_differences(config: dict, paper: dict) -> list[tuple[str, str, str]]:
+def config_differences(config: dict, paper: dict, first=()) -> list[tuple[str, str, str]]:
     """(dotted key, the paper config's value, this run's value), as YAML text, of every setting the run's
-    merged config changes, in the paper config's order (`setting_differences`)."""
+    merged config changes, in the paper config's order (`setting_differences`), except that the keys of `first`
+    come first, in their order: the run's own changes (the keys where it differs from its parent config,
+    `parent_config`), which would otherwise hide among those of the config it is merged over."""
     table = setting_differences({"paper": paper, "run": config})
-    return [(key, *rows.set_index("run")["value"].reindex(["paper", "run"])) for key, rows in table.groupby("key", sort=False)]
+    differences = [(key, *rows.set_index("run")["value"].reindex(["paper", "run"]))
+                   for key, rows in table.groupby("key", sort=False)]
+    rank = {key: index for index, key in enumerate(dict.fromkeys(first))}
+    return sorted(differences, key=lambda entry: rank.get(entry[0], len(rank)))  # stable: the rest keep their order
+
+
+def parent_config(layers: dict[str, dict]) -> tuple[list[str], dict]:
+    """The config a run is merged over, its parent. layers: the run's config sources in merge order, name → what it
+    sets (config/config.yaml, each --configfile, then --config: icdenoise.pipeline.config.ConfigFiles.layers). The
+    run's own layer is the last that sets a setting (a block other than NOT_SETTINGS: a file that sets only `run`,
+    `comparison` or `execution` changes no number); the parent is the layers before it, merged as Snakemake merges
+    them. Returns their names and the merged config; no names (and an empty config) for a run that sets nothing
+    over the first layer (the paper's own run)."""
+    from snakemake.utils import update_config
+
+    names = list(layers)
+    own = max((index for index, name in enumerate(names) if set(layers[name] or {}) - set(NOT_SETTINGS)), default=0)
+    merged: dict = {}
+    for name in names[:own]:
+        update_config(merged, copy.deepcopy(layers[name] or {}))
+    return names[:own], merged
 
 
 def study_verdict_counts(ledgers: dict[str, Path]) -> dict[str, dict[str, int] | None]:

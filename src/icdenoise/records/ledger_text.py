@@ -65,37 +65,52 @@ def source_claims(table: pd.DataFrame) -> pd.Series:
     return ~own & ~implied & ~superseded & ~twinned(table) & table["verdict"].ne("MEASURED")
 
 
+def row_groups(table: pd.DataFrame) -> dict[str, pd.Series]:
+    """The rows the headline counts, group → rows: the source's claims (`source_claims`) that are registered and
+    confirmatory (`confirmatory`: what one cites), registered but exploratory (`exploratory`: a deciding setting
+    chosen after a result was seen) and not registered (`not_registered`; icdenoise.records.registration); then,
+    apart, the exploratory claims a confirmatory twin repeats (`repeated`, counted as the twin), the measurements
+    with no verdict (`measured`), our earlier readings superseded by a claim as the source states it
+    (`superseded`), the self-checks of our own code (`self_check`) and the claims counted with the claim that
+    implies them (`implied`)."""
+    registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
+    exploratory, superseded = _flag(table, "exploratory"), _flag(table, "superseded_by")
+    source = source_claims(table)
+    return {"confirmatory": source & registered & ~exploratory, "exploratory": source & registered & exploratory,
+            "not_registered": source & ~registered, "repeated": twinned(table),
+            "measured": table["verdict"].eq("MEASURED") & ~superseded, "superseded": superseded,
+            "self_check": _flag(table, "self_check"), "implied": _flag(table, "implied_by")}
+
+
+HEADLINE_GROUPS = {  # row_groups' group → how the headline names it
+    "confirmatory": "Registered, confirmatory",
+    "exploratory": "Registered, exploratory (a deciding setting chosen after a result)",
+    "not_registered": "Not registered (not citable)",
+    "repeated": "Repeated by a confirmatory twin and counted as the twin",
+    "measured": "Measured with no verdict (the source gives no number to test)",
+    "superseded": "Our earlier readings of the source, superseded by a claim as the source states it",
+    "self_check": "Self-checks of our own code, not reproductions",
+    "implied": "Implied by another claim and counted there",
+}
+
+
 def headline(table: pd.DataFrame) -> str:
     """How many of the source's claims pass, fail and cannot be decided, in three groups: registered and
     confirmatory (what one cites), registered but exploratory (a deciding setting chosen after a result was
     seen), and not registered (icdenoise.records.registration); then, apart, the exploratory claims a
     confirmatory twin repeats (counted as the twin), the measurements with no verdict, our earlier readings
     superseded by a claim as the source states it, the self-checks of our own code and the claims counted with
-    the claim that implies them. Where the table has the family-wise adjustment's columns (icdenoise.records.holm),
-    after the groups: how many claims were tested and how many verdicts hold after Holm's adjustment."""
-    registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
-    exploratory, own, implied = _flag(table, "exploratory"), _flag(table, "self_check"), _flag(table, "implied_by")
-    superseded, repeated = _flag(table, "superseded_by"), twinned(table)
-    unjudged = table["verdict"].eq("MEASURED") & ~superseded
+    the claim that implies them (`row_groups`). Where the table has the family-wise adjustment's columns
+    (icdenoise.records.holm), after the three groups: how many claims were tested and how many verdicts hold after
+    Holm's adjustment."""
     source = source_claims(table)
     parts = [f"{int(source.sum())} claim{'' if source.sum() == 1 else 's'} of the source."]
-    for rows, label in ((source & registered & ~exploratory, "Registered, confirmatory"),
-                        (source & registered & exploratory, "Registered, exploratory (a deciding setting chosen after a result)"),
-                        (source & ~registered, "Not registered (not citable)")):
+    for group, rows in row_groups(table).items():
+        if group == "repeated" and "holm_verdict" in table:
+            parts.append(holm_sentence(table))
         if rows.any():
-            parts.append(f"{label}: {_counts(table[rows])}.")
-    if "holm_verdict" in table:
-        parts.append(holm_sentence(table))
-    if repeated.any():
-        parts.append(f"Repeated by a confirmatory twin and counted as the twin: {_counts(table[repeated])}.")
-    if unjudged.any():
-        parts.append(f"Measured with no verdict (the source gives no number to test): {int(unjudged.sum())}.")
-    if superseded.any():
-        parts.append(f"Our earlier readings of the source, superseded by a claim as the source states it: {_counts(table[superseded])}.")
-    if own.any():
-        parts.append(f"Self-checks of our own code, not reproductions: {_counts(table[own])}.")
-    if implied.any():
-        parts.append(f"Implied by another claim and counted there: {int(implied.sum())}.")
+            counted = int(rows.sum()) if group in ("measured", "implied") else _counts(table[rows])
+            parts.append(f"{HEADLINE_GROUPS[group]}: {counted}.")
     return " ".join(parts)
 
 
