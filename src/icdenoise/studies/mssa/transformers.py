@@ -54,7 +54,7 @@ from torch.nn import functional as F
 
 from icdenoise.maths.adam import Adam
 from icdenoise.maths.runtime import resolve_device
-from icdenoise.maths.training import DIVERGENCE_FACTOR, TrainingDiverged
+from icdenoise.maths.training import DIVERGENCE_FACTOR, TrainingDiverged, progress
 from icdenoise.studies.mssa.regression import TrainingBatches, default_workers, expected_squared_label, sample_prompts
 
 ARCHITECTURES = ("mssa", "mhsa", "transformer")
@@ -293,13 +293,18 @@ def diverged(loss: float, normaliser: float) -> bool:
     return not math.isfinite(loss) or loss > DIVERGENCE_FACTOR * normaliser
 
 
-def record(rows: list, loss: float, step: int, normaliser: float, model, task: str, seed: int, started: float, log: logging.Logger | None) -> None:
-    """Step `step`'s row of the curve and its log line; a loss that has `diverged` raises `TrainingDiverged` instead."""
+def record(rows: list, loss: float, step: int, normaliser: float, model, task: str, seed: int, clock: tuple[float, int, int], log: logging.Logger | None) -> None:
+    """Step `step`'s row of the curve and its log line, with the steps a second and the time left (`clock`: when this
+    process started training, at which step, and the run's steps); a loss that has `diverged` raises
+    `TrainingDiverged` instead."""
     if diverged(loss, normaliser):
         raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss:.4g} at step {step}, not finite or "
                                f"over {DIVERGENCE_FACTOR:g} times the zero predictor's {normaliser:.4g}")
     rows.append({"step": step, "loss": loss, "normalized_loss": loss / normaliser})
-    (log or module_log).info("%s %s step %d: normalized loss %.4f (%.1f s)", model.architecture, task, step, loss / normaliser, time.perf_counter() - started)
+    started, first, steps = clock
+    elapsed = time.perf_counter() - started
+    (log or module_log).info("%s %s %s: normalized loss %.4f (%.1f s)", model.architecture, task,
+                             progress(step, first, steps, elapsed), loss / normaliser, elapsed)
 
 
 def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps: int, batch: int, learning_rate: float, clip: float, seed: int, record_every: int, device: str = "cpu", log: logging.Logger | None = None, checkpoint=None) -> pd.DataFrame:
@@ -314,14 +319,14 @@ def train_per_step(model, task: str, d: int, nonzeros: int, examples: int, steps
     saved = checkpoint.resume(f"per-step loop on {target.type}") if checkpoint is not None else None
     if saved is not None:
         rows, first = _restore(saved, model, optimiser)
-    started = time.perf_counter()
+    clock = (time.perf_counter(), first, steps)
     for step in range(first, steps):
         if checkpoint is not None and step > first and checkpoint.due(step):
             checkpoint.save(step, steps, _state(model, optimiser, rows, step))
         xs, ys = sample_prompts(task, d, nonzeros, batch, examples, seed, start=step * batch)
         loss = training_step(model, optimiser, xs.to(target), ys.to(target), clip)
         if diverged(loss, normaliser) or step % record_every == 0 or step == steps - 1:
-            record(rows, loss, step, normaliser, model, task, seed, started, log)
+            record(rows, loss, step, normaliser, model, task, seed, clock, log)
     return pd.DataFrame(rows)
 
 
@@ -391,7 +396,7 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
     stream = torch.cuda.Stream(target) if capture else None
     if capture:
         stream.wait_stream(torch.cuda.current_stream(target))  # the buffers above are filled on the default stream
-    started = time.perf_counter()
+    clock = (time.perf_counter(), first, steps)
     with TrainingBatches(task, d, nonzeros, batch, examples, seed, steps, chunk_steps, workers, start=first) as batches, \
             (torch.cuda.stream(stream) if capture else contextlib.nullcontext()):
         chunks = iter(batches)
@@ -418,8 +423,8 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
                 since_record = losses[recorded_until : step + 1].tolist()
                 for offset, loss in enumerate(since_record):
                     if diverged(loss, normaliser):
-                        record(rows, loss, recorded_until + offset, normaliser, model, task, seed, started, log)
-                record(rows, since_record[-1], step, normaliser, model, task, seed, started, log)
+                        record(rows, loss, recorded_until + offset, normaliser, model, task, seed, clock, log)
+                record(rows, since_record[-1], step, normaliser, model, task, seed, clock, log)
                 recorded_until = step + 1
     return pd.DataFrame(rows)
 
