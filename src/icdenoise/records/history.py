@@ -290,13 +290,41 @@ def value_at(layers: Sequence, path: tuple[str, ...]):
     return below(top_value(layers, path[0]), path[1:])
 
 
-def claim_paths(study: str, claim_id: str, needs: Sequence[tuple[str, str]], shared: Sequence[str]) -> list[tuple[str, ...]]:
-    """The key paths a claim's verdict reads: its block, the sub-blocks of its study that `needs` names (else the study
-    block without its claims), and the study's shared top-level blocks."""
+def claim_paths(study: str, claim_id: str, needs: Sequence[tuple[str, str]], shared: Sequence[str],
+                born_with: Sequence[str] | None = None) -> list[tuple[str, ...]]:
+    """The key paths a claim's verdict reads: its block, the sub-blocks of its study that `needs` names (else each key
+    of the study block that `born_with` names, the keys its study block had when the claim's own block first appeared,
+    or, where that is not known, the study block without its claims), and the study's shared top-level blocks."""
     blocks = list(dict.fromkeys(block for _, block in needs))
     paths = [(study, "claims", claim_id)]
-    paths += [(study, block) for block in blocks] if blocks else [(study, WITHOUT_CLAIMS)]
+    if blocks:
+        paths += [(study, block) for block in blocks]
+    elif born_with is not None:
+        paths += [(study, key) for key in born_with]
+    else:
+        paths += [(study, WITHOUT_CLAIMS)]
     return paths + [(block,) for block in shared]
+
+
+def births(repository: "Repository", files: Sequence[str], study: str, claims: Sequence[str]) -> dict[str, list[str]]:
+    """Claim → the keys of today's study block (without its claims) that the block already had at the oldest commit
+    holding the claim's own block: the sub-blocks the claim can have been written against. A sub-block first written
+    after the claim (a later claim's block, a twin's draws) is none of its deciding settings; reading it would take
+    new code, which the claim's digest covers. Claims never found in the history get today's keys."""
+    layers = lambda commit: [repository.config(commit, file) for file in files]  # noqa: E731
+    today = value_at(layers(repository.head), (study, WITHOUT_CLAIMS))
+    today_keys = list(today) if isinstance(today, Mapping) else []
+    found = {claim: today_keys for claim in claims}
+    for commit in [repository.head, *repository.touching(files)]:
+        block = value_at(layers(commit), (study, "claims"))
+        present = [claim for claim in claims if isinstance(block, Mapping) and claim in block]
+        if not present:
+            continue
+        then = value_at(layers(commit), (study, WITHOUT_CLAIMS))
+        keys = [key for key in today_keys if isinstance(then, Mapping) and key in then]
+        for claim in present:
+            found[claim] = keys
+    return found
 
 
 def without_execution(value, execution):
@@ -518,7 +546,9 @@ def study_history(repository: Repository, study, files: Sequence[str], run_prefi
     files = list(files)
     claims_block = value_at([repository.config(repository.head, file) for file in files], (study.name, "claims")) or {}
     configured = [claim for claim in study.claims if claim in claims_block]
-    paths = {claim: claim_paths(study.name, claim, study.claims[claim].needs, study.shared_settings) for claim in configured}
+    born = births(repository, files, study.name, [claim for claim in configured if not study.claims[claim].needs])
+    paths = {claim: claim_paths(study.name, claim, study.claims[claim].needs, study.shared_settings, born.get(claim))
+             for claim in configured}
     written = first_written(repository, files, paths)
     run = run_folder(run_prefix)
     results = first_results(repository, study.name, study.docs, run, set(configured))

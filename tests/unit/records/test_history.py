@@ -91,7 +91,7 @@ def test_a_claim_whose_tolerance_was_set_before_its_first_snapshot_is_confirmato
     early, commits = history["default"]["early"], history["commits"]
     assert early.first_written == commits[4]  # its study block (toy.other) last changed there
     assert early.first_result == commits[5] and early.confirmatory and not early.settings_changed_after_result
-    assert early.changed == ("toy.other",) and early.exploratory == ""
+    assert early.changed == ("toy.other.y",) and early.exploratory == ""  # each sub-block of the study its own path
 
 
 def test_a_claim_whose_tolerance_changed_after_its_snapshot_is_not_confirmatory(history):
@@ -182,3 +182,12 @@ def test_a_sub_block_added_beside_the_others_is_no_change_but_a_new_setting_is()
     assert not same_settings({"fig3": {"seeds": [0]}, "record_every": 4}, today)  # a changed sub-block
     assert not same_settings({"fig3": {"seeds": [0, 1]}, "zipf": {"draws": 5}, "record_every": 4, "old": {}}, today)
     assert same_settings(0.1, 0.1) and not same_settings(0.1, 0.2)
+
+
+def test_a_claim_without_needs_reads_only_the_sub_blocks_its_study_had_when_it_was_written():
+    from icdenoise.records.history import claim_paths
+
+    assert claim_paths("toy", "a", (), ("cases",), ["fig", "seed"]) == [("toy", "claims", "a"), ("toy", "fig"), ("toy", "seed"),
+                                                                          ("cases",)]
+    assert claim_paths("toy", "a", (("case", "fig"),), (), ["fig", "later"]) == [("toy", "claims", "a"), ("toy", "fig")]
+    assert claim_paths("toy", "a", (), ()) == [("toy", "claims", "a"), ("toy", "<block without claims>")]
