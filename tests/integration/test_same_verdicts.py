@@ -22,7 +22,8 @@ OTHER_ORDER = {"execution": {"training": {"threads": 2}, "evaluation": {"threads
 
 
 # The rules whose jobs OTHER_ORDER reaches: their threads, or a chunk size their script reads
-ORDER_SENSITIVE = ["train_ensemble", "evaluate_bayes", "evaluate_trained", "evaluate_ideal_softmax_convergence", "step_memory_planted"]
+ORDER_SENSITIVE = ["train_ensemble", "evaluate_bayes", "evaluate_trained", "evaluate_ideal_softmax_convergence", "step_memory_planted",
+                   "scan_fresh_loss_landscape"]
 
 
 def rules_reading_order_settings(repo: Path) -> set[str]:

@@ -78,8 +78,10 @@ def test_every_figure_and_every_ledger_of_every_registered_study_is_built(smoke_
         assert (ledger.loc[undecided, "why_inconclusive"] != "").all() and (ledger.loc[~undecided, "why_inconclusive"] == "").all()
         assert ledger["defined_in"].str.len().gt(0).all()
         verdicts, registration = (smoke_run / text).read_text().split("\n## Registration\n")
-        assert verdicts.count("\n| `") == registration.count("\n| `") == len(config[name]["claims"])  # a row per claim in each
-        assert (smoke_run / page).read_text().count("<tr><td><code>") == 2 * len(config[name]["claims"])  # both tables
+        verdicts, adjusted = verdicts.split("\n## Family-wise adjustment (Holm)\n")
+        claims = len(config[name]["claims"])
+        assert verdicts.count("\n| `") == adjusted.count("\n| `") == registration.count("\n| `") == claims  # a row per claim in each
+        assert (smoke_run / page).read_text().count("<tr><td><code>") == 3 * claims  # all three tables
 
 
 def test_smoke_outputs_equal_their_pins(smoke_run):
@@ -261,6 +263,7 @@ def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_
         "results/trained_scores/sphere/L20.parquet",
         "figures/fig3.parquet",
         *(f"results/landscape/{case}.parquet" for case in ("sphere", "gmm")),  # both read figures/fig3.parquet
+        *(f"results/landscape_fresh/{case}.parquet" for case in ("sphere", "gmm")),  # and so do these
         "figures/leaderboard.parquet", "figures/leaderboard.md", "figures/leaderboard.html",
         "figures/theorem31.parquet", "figures/theorem31_fit.parquet",  # Theorem 3.1 on the sphere case
     ])) | onelayer_figures | set().union(*map(figure_files, LEDGER_FIGURES))
