@@ -18,7 +18,8 @@ and its definitions whose decorators come from a tracked module are reached too,
 
 A unit enters a digest as ``ast.dump`` of its syntax tree without line numbers, and with every docstring and every
 statement that is only a string removed: editing a docstring, a comment or the layout changes no digest, and
-editing what a reached unit computes changes it. A unit that nothing reaches, such as a new task added to
+editing what a reached unit computes changes it. Units enter sorted, without their module's name, and imports of
+tracked modules enter not at all: moving a definition to another module changes no digest. A unit that nothing reaches, such as a new task added to
 maths/tasks.py that a study's jobs never sample, leaves the study's digests alone.
 """
 
@@ -408,17 +409,27 @@ class Reach:
         return sorted(module for module, indices in self.units.items() if indices)
 
     def text(self) -> str:
-        """The functions' syntax, then every reached unit's, module by module, each in source order."""
-        parts = list(self.roots)
-        for module in sorted(self.units):
+        """The functions' syntax, then every distinct reached unit's, sorted. No module name enters, and no
+        import of a tracked module (it only routes a name; what it names enters by itself), so moving a definition
+        to another module or file changes no digest, while any edit to what it computes does."""
+        units = set()  # the same statement in two modules (`import numpy as np`) enters once
+        for module in self.units:
             parsed = self._get(module)
-            for index in sorted(self.units[module]):
-                parts.append(f"{module}\0{parsed.dump(index)}")
-        return "\n".join(parts)
+            units.update(parsed.dump(index) for index in self.units[module] if not _routes_only(parsed.units[index]))
+        return "\n".join([*self.roots, *sorted(units)])
 
     def digest(self) -> str:
         """16 hex digits of sha256 over `text`."""
         return hashlib.sha256(self.text().encode()).hexdigest()[:16]
+
+
+def _routes_only(node: ast.stmt) -> bool:
+    """Whether `node` is an import of tracked modules only (a relative import is of its own package)."""
+    if isinstance(node, ast.Import):
+        return all(_tracked(alias.name) for alias in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return bool(node.level) or _tracked(node.module or "")
+    return False
 
 
 def _code_names(code) -> set[str]:

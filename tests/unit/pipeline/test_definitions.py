@@ -113,6 +113,18 @@ def test_a_definition_nothing_reaches_leaves_the_digest_alone(toy):
     assert digest() == base
 
 
+def test_moving_a_definition_to_another_module_changes_no_digest(toy):
+    package, digest = toy
+    base = digest()
+    _edit(package / "maths.py", 'SCALE = 2.0\n', "from toypkg.other import SCALE, double\n")
+    _edit(package / "maths.py", 'def double(x):\n    """Twice x."""\n    return SCALE * x  # the factor\n', "")
+    (package / "other.py").write_text("def other():\n    return 1\n\n\nSCALE = 2.0\n\n\ndef double(x):\n"
+                                      "    return SCALE * x\n")
+    assert digest() == base
+    _edit(package / "other.py", "return SCALE * x", "return SCALE + x")  # what the moved definition computes
+    assert digest() != base
+
+
 def test_what_runs_on_import_is_reached_whether_used_or_not(toy):
     package, digest = toy
     base = digest()
@@ -228,3 +240,18 @@ def test_a_real_computation_re_registers_the_studies_that_run_it(scratch, repo):
     assert study_code(memory, repo / "workflow", False) != base
     assert study_code(studies["mssa"], repo / "workflow", False) == study_code(
         dataclasses.replace(studies["mssa"], folder=repo / "src" / "icdenoise" / "studies" / "mssa"), repo / "workflow", False)
+
+
+def test_moving_a_real_function_to_a_new_module_re_registers_nothing(scratch, repo):
+    copy, studies, config = scratch
+    memory = studies["memory"]
+    base = study_code(memory, repo / "workflow", False)
+    fits = copy / "maths" / "fits.py"
+    text = fits.read_text()
+    start, end = text.index("def loglog_slope("), text.index("def loglog_slope_where_defined(")
+    (copy / "maths" / "slopes.py").write_text('"""Moved."""\n\nimport numpy as np\nfrom scipy import stats\n\n\n'
+                                             + text[start:end])
+    fits.write_text(text[:start] + "from icdenoise.maths.slopes import loglog_slope\n\n\n" + text[end:])
+    assert study_code(memory, repo / "workflow", False) == base
+    _edit(copy / "maths" / "slopes.py", "    dof = x.size - 2\n", "    dof = x.size - 1\n")
+    assert study_code(memory, repo / "workflow", False) != base
