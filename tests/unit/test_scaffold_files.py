@@ -68,3 +68,18 @@ def test_an_existing_study_or_config_file_is_never_overwritten(tmp_path):
     with pytest.raises(ScaffoldError, match="already exists: choose another name, or remove that file first"):
         scaffold("other", outside=tmp_path)
     assert (tmp_path / "other.yaml").read_text() == "mine\n" and not (tmp_path / "other").exists()
+
+
+def test_the_example_claims_interval_treats_cases_sharing_noise_draws_as_one_draw(tmp_path, monkeypatch):
+    import pandas as pd
+
+    scaffold("toyinterval", outside=tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from toyinterval.claims import mse_over_noise_variance
+
+    table = pd.DataFrame({"ratio": [1.01, 1.01], "sem": [0.002, 0.004], "sigma_z_sq": [0.1, 0.1]})
+    measurement = mse_over_noise_variance({"noisy_query": table}, {})
+    half = 1.959964 * 0.03  # the mean of sem / σ_z²: the cases' errors taken as fully correlated
+    assert measurement.interval == pytest.approx((1.01 - half, 1.01 + half), rel=1e-6)
+    for name in [name for name in sys.modules if name.startswith("toyinterval")]:
+        del sys.modules[name]
