@@ -1,7 +1,8 @@
 """Every rule's name appears literally where it is defined: each rule the workflow defines for the paper
 config, the smoke config, the example study and a scaffolded study is a quoted literal or `rule NAME:` in
 the Snakefile or a .smk file of the repository (workflow/, the studies', tests/example_study's) or in the
-rules file the scaffold writes. Only the rules the config names cannot be: sweep_<name>, one per sweep."""
+rules file the scaffold writes. Only the rules the config names cannot be: sweep_<name>, one per sweep (the config's
+and those a study declares in its block)."""
 
 import re
 import sys
@@ -38,7 +39,7 @@ def forget(*packages):
 
 def unnamed_rules(workflow, texts) -> list[str]:
     """The rules of the parsed workflow whose names appear in none of the texts, but for sweep_<name>."""
-    sweeps = {f"sweep_{sweep}" for sweep in workflow.config.get("sweeps", {})}
+    sweeps = {f"sweep_{sweep}" for sweep in workflow.globals["SWEEPS"]}
     written = literal_names(texts)
     return sorted(rule.name for rule in workflow.rules if rule.name not in written | sweeps)
 

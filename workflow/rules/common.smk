@@ -23,7 +23,15 @@ from icdenoise.pipeline.named_runs import (
 )
 from icdenoise.pipeline.registry import Run
 from icdenoise.pipeline.resources import machine_cores, machine_memory_mb
-from icdenoise.pipeline.sweeps import configured_training, shared_points, sweep_points, with_sweep_cases
+from icdenoise.pipeline.sweeps import (
+    bayes_source,
+    configured_training,
+    shared_points,
+    sweep_key,
+    sweep_points,
+    with_study_sweeps,
+    with_sweep_cases,
+)
 from icdenoise.pipeline.user_models import is_user_class, module_file
 from icdenoise.pipeline.user_tasks import task_module_files, task_notices
 
@@ -131,8 +139,10 @@ def modules_in_start_order():
 # The run's name and its config files, in merge order: named by the ledgers and the report.
 CONFIG_SOURCES = config_sources(CONFIG_FILES, config, Path.cwd())
 CASES = list(config["cases"])  # the configured cases, in config order
+# every sweep: the config's, and those the studies declare in their own blocks (icdenoise.pipeline.sweeps)
+SWEEPS = with_study_sweeps(config, STUDIES).get("sweeps", {})  # name → its block
 # derived case → its sweep point (icdenoise.pipeline.sweeps): trained like a configured case (unless SHARED)
-POINTS = sweep_points(config)
+POINTS = sweep_points({**config, "sweeps": SWEEPS})
 MODELS = list(config["models"])
 CONFIGURED_RUNS = all_runs(config, STUDIES)  # every (case, model, L) some study or the leaderboard trains
 # sweep point → the configured case whose tables it reads: a point with exactly that case's settings, on runs
@@ -236,9 +246,6 @@ def get_model_params(wildcards):
     return canonical(config["models"][wildcards.model])
 
 
-SWEEPS = config.get("sweeps", {})  # name → its block (icdenoise.pipeline.sweeps)
-
-
 def sweep_points_of(sweep):
     """The points of a sweep, on every base case, in the config's order."""
     return [point for point in POINTS.values() if point.sweep == sweep]
@@ -255,7 +262,7 @@ def sweep_inputs(wildcards):
     from each point's source case; each table once, however many points read it."""
     points = sweep_points_of(wildcards.sweep)
     return dict(
-        bayes=list(dict.fromkeys(bayes_path(source_case(point)) for point in points)),
+        bayes=list(dict.fromkeys(bayes_path(bayes_source(config, point, SHARED)) for point in points)),
         scores=list(dict.fromkeys(trained_scores_path(source_case(point)) for point in points)),
         weights=list(
             dict.fromkeys(
@@ -273,6 +280,7 @@ def sweep_point_params(wildcards):
             dict(
                 case=point.name,
                 source=source_case(point),
+                bayes_source=bayes_source(config, point, SHARED),
                 base=point.base,
                 values=point.values,
                 block=point.case,

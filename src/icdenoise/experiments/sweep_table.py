@@ -80,13 +80,14 @@ def sweep_table(sweep: str, points: list[dict], bayes: pd.DataFrame, scores: pd.
     """The tidy table of `sweep`.
 
     points: one dict per derived case, with keys case, source (the case whose tables it reads: its own, or
-    the configured case it shares its jobs with), base, values (sweep key → value), block (the case's config
+    the configured case it shares its jobs with), bayes_source (the case whose closed forms it reads, its base
+    case where their case blocks are the same; `source` where not given), base, values (sweep key → value), block (the case's config
     block) and models (model → block); bayes, scores, weights: the rows of the sources' evaluate_bayes,
     evaluate_trained and train_ensemble tables, each source's once (several points may read one source);
     divergences: the divergence records train_ensemble wrote in place of weights tables (icdenoise.records.
     trained.read_trainings), stacked. A point's rows are its source's, of its models, under the point's name."""
     keys = list(points[0]["values"])
-    source = {point["case"]: point["source"] for point in points}
+    bayes_source = {point["case"]: point.get("bayes_source", point["source"]) for point in points}
     oracle = bayes[bayes["estimator"] == BAYES_ESTIMATOR].set_index("case")["mse"]
     scores = pd.concat([point_rows(scores, point, "estimator") for point in points], ignore_index=True)
     trained = scores.rename(columns={"estimator": "model"})[["case", "model", "seed", "mse", "sem"]].assign(status="trained")
@@ -99,7 +100,7 @@ def sweep_table(sweep: str, points: list[dict], bayes: pd.DataFrame, scores: pd.
     for key in keys:
         table[key] = [by_case[case]["values"][key] for case in table["case"]]
     table["base"] = [by_case[case]["base"] for case in table["case"]]
-    table["bayes_mse"] = table["case"].map(source).map(oracle)
+    table["bayes_mse"] = table["case"].map(bayes_source).map(oracle)
     table["ratio_to_bayes"] = table["mse"] / table["bayes_mse"]
     table["gamma"] = table["alpha"] * table["beta"]
     flipped = table["alpha"] < 0

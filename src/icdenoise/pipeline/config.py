@@ -34,7 +34,7 @@ from icdenoise.maths.corruptions import CORRUPTIONS
 from icdenoise.pipeline.cluster import SHARED_DEVICES
 from icdenoise.pipeline.registry import RegistryError, Run, Study, load_studies, shared_and_study
 from icdenoise.pipeline.suggestions import nearest
-from icdenoise.pipeline.sweeps import key_problems, point_config, sweep_points
+from icdenoise.pipeline.sweeps import key_problems, point_config, study_sweeps, sweep_points, with_study_sweeps
 from icdenoise.pipeline.user_models import class_problems, denoised_by
 from icdenoise.pipeline.user_tasks import task_problems
 
@@ -341,6 +341,20 @@ def relation_problems(config: dict, studies: dict[str, Study]) -> list[str]:
     return problems
 
 
+def _sweep_name_problems(config: dict, studies: dict[str, Study]) -> list[str]:
+    """A sweep of the config may not take the name of a study's own sweep."""
+    return [f"sweeps.{name}: the name of the sweep that {key} declares (allowed: any other name)"
+            for name, key in study_sweeps(config, studies).items() if name in config.get("sweeps", {})]
+
+
+def _named_as_configured(problems: list[str], config: dict, studies: dict[str, Study]) -> list[str]:
+    """Problems of a study's own sweep named by its key in the study's block (``onelayer.datasets``), not by the
+    name it is built under (``sweeps.onelayer_datasets``)."""
+    for name, key in study_sweeps(config, studies).items():
+        problems = [re.sub(rf"^sweeps\.{re.escape(name)}\b", key, problem) for problem in problems]
+    return problems
+
+
 POINT_BLOCKS = ("cases", "models", "dataset", "training", "evaluation")  # what `point_config` holds
 
 
@@ -496,9 +510,10 @@ def validate_config(config: dict, schema_dir: str | Path, local_execution: bool 
     problems = nonfinite_problems(config) + [text for text, _ in findings]
     if not problems:
         problems += class_problems(config) + task_problems(config)
-    problems += relation_problems(config, studies)
+    swept = with_study_sweeps(config, studies)  # a study's own sweeps are checked as the config's are
+    problems += _sweep_name_problems(config, studies) + _named_as_configured(relation_problems(swept, studies), config, studies)
     if not problems:
-        problems += sweep_problems(config, schema)
+        problems += _named_as_configured(sweep_problems(swept, schema), config, studies)
     if not problems:
         problems += device_problems(config, studies, local_execution)
         if available_mb is not None:

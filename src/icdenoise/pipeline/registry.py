@@ -58,6 +58,9 @@ class Study:
         definition (icdenoise.records.registration).
     results_docs: the repository's docs that quote its results (default docs/<name>.md): a commit that
         changes one of its claims' definitions may not change them (the definitions come first).
+    sweeps: the sub-blocks of its config block that are sweeps (the shape of the config's ``sweeps.<name>``),
+        built by the shared stages as the config's sweeps are, under the name ``<study>_<sub-block>``
+        (icdenoise.pipeline.sweeps.study_sweeps): e.g. the same cases trained on several datasets.
     """
 
     name: str
@@ -69,6 +72,7 @@ class Study:
     devices: Mapping[str, str] = field(default_factory=dict)
     shared_settings: tuple[str, ...] = ()
     results_docs: tuple[str, ...] = ()
+    sweeps: tuple[str, ...] = ()
     package: str = ""  # set by `load_studies`: the package the config names
     folder: Path = Path()  # set by `load_studies`: that package's directory
 

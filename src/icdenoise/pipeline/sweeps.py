@@ -10,7 +10,10 @@ settings, so that the shared stages (sample_prompts, train_ensemble, evaluate_ba
 train and score it as they do a configured case, with no code of their own; only its training params add
 `on_divergence: record` (`Point.training_params`), so that a training that diverges is a row of the
 sweep's table rather than a failed job. A point whose settings are exactly its base case's, on runs the
-config trains anyway, reads that case's tables instead (`shared_points`). docs/experiments.md has the details.
+config trains anyway, reads that case's tables instead (`shared_points`); a point whose case block is its base
+case's reads that case's closed forms, which depend on nothing else (`bayes_source`). A study may declare
+sub-blocks of its own config block as sweeps (`Study.sweeps`): they join the config's as ``<study>_<block>``
+(`with_study_sweeps`). docs/experiments.md has the details.
 """
 
 from __future__ import annotations
@@ -160,6 +163,36 @@ def key_problems(config: dict) -> list[str]:
             problems.append(f"sweeps.{sweep}.spread: {spec['spread']!r} is its only key, so nothing is left to draw against "
                             "(allowed: another key of a grid with two or more)")
     return problems
+
+
+def study_sweeps(config: dict, studies: dict) -> dict[str, str]:
+    """Sweep name → the dotted config key of its block, for every sweep a study declares in its own block
+    (`Study.sweeps`): ``<study>_<block>`` → ``<study>.<block>``."""
+    return {f"{name}_{block}": f"{name}.{block}" for name, study in studies.items() for block in study.sweeps
+            if block in config.get(name, {})}
+
+
+def with_study_sweeps(config: dict, studies: dict) -> dict:
+    """The config with every study's declared sweeps among its ``sweeps`` (a shallow copy: nothing is changed)."""
+    declared = study_sweeps(config, studies)
+    if not declared:
+        return config
+    own = {name: config[key.split(".")[0]][key.split(".")[1]] for name, key in declared.items()}
+    return {**config, "sweeps": {**config.get("sweeps", {}), **own}}
+
+
+def sweep_key(name: str, studies: dict, config: dict) -> str:
+    """The dotted config key of sweep `name`'s block: ``sweeps.<name>``, or the study block that declares it."""
+    return study_sweeps(config, studies).get(name, f"sweeps.{name}")
+
+
+def bayes_source(config: dict, point: Point, shared: dict[str, str]) -> str:
+    """The case whose closed forms a point reads: its base case where its case block is the base case's (the
+    closed forms read the case and the evaluation blocks only, never the dataset, training or models), else
+    its own (or the configured case it shares all its jobs with)."""
+    if identical(point.case, config["cases"][point.base]):
+        return point.base
+    return shared.get(point.name, point.name)
 
 
 def point_config(config: dict, point: Point) -> dict:

@@ -8,7 +8,19 @@ import pytest
 
 from icdenoise.pipeline.config import ConfigError, load_yaml, validate_config
 from icdenoise.pipeline.registry import Run
-from icdenoise.pipeline.sweeps import grid_points, key_problems, point_name, shared_points, sweep_points, with_sweep_cases
+from icdenoise.pipeline.registry import load_studies
+from icdenoise.pipeline.sweeps import (
+    bayes_source,
+    grid_points,
+    key_problems,
+    point_name,
+    shared_points,
+    study_sweeps,
+    sweep_key,
+    sweep_points,
+    with_study_sweeps,
+    with_sweep_cases,
+)
 
 
 @pytest.fixture
@@ -180,3 +192,37 @@ def test_a_point_with_a_model_the_config_does_not_train_on_its_base_case_is_not_
     assert shared(config, runs={Run("sphere", "softmax", L)}) == {}
     assert shared(config, runs={Run("sphere", "linear", L), Run("sphere", "softmax", L + 1)}) == {}
     assert shared(config, runs={Run("gmm", "linear", L), Run("gmm", "softmax", L)}) == {}
+
+
+def test_a_studys_own_sweep_joins_the_configs_under_its_study_and_block_name(config):
+    studies = load_studies(config["studies"])
+    assert study_sweeps(config, studies) == {"onelayer_datasets": "onelayer.datasets"}
+    swept = with_study_sweeps(config, studies)
+    assert swept["sweeps"]["onelayer_datasets"] is config["onelayer"]["datasets"]
+    assert "onelayer_datasets" not in config["sweeps"]  # the config itself is left as it was
+    assert sweep_key("onelayer_datasets", studies, config) == "onelayer.datasets"
+    assert sweep_key("noise", studies, config) == "sweeps.noise"
+    points = [point for point in sweep_points(swept).values() if point.sweep == "onelayer_datasets"]
+    assert {point.dataset["seed"] for point in points} == set(config["onelayer"]["datasets"]["grid"]["dataset.seed"])
+    assert {point.base for point in points} == set(config["onelayer"]["datasets"]["cases"])
+
+
+def test_a_bad_key_of_a_studys_own_sweep_is_named_by_its_key_in_the_study_block(config, repo):
+    config["onelayer"]["datasets"]["grid"] = {"dataset.sead": [11, 12]}
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config, repo / "workflow" / "schemas")
+    assert "onelayer.datasets.grid.dataset.sead: the dataset block has no key sead; did you mean dataset.seed?" in str(refused.value)
+
+
+def test_a_config_sweep_may_not_take_a_study_sweeps_name(config, repo):
+    config["sweeps"]["onelayer_datasets"] = copy.deepcopy(config["sweeps"]["noise"])
+    with pytest.raises(ConfigError, match="sweeps.onelayer_datasets: the name of the sweep that onelayer.datasets declares"):
+        validate_config(config, repo / "workflow" / "schemas")
+
+
+def test_a_point_whose_case_block_is_its_base_cases_reads_the_base_cases_closed_forms(config):
+    sigma_z_sq = config["cases"]["sphere"]["corruption"]["sigma_z_sq"]
+    sphere_sweep(config, {"dataset.seed": [11], "case.corruption.sigma_z_sq": [sigma_z_sq, sigma_z_sq / 2]})
+    same, other = sweep_points(config).values()
+    assert bayes_source(config, same, {}) == "sphere"  # only its dataset differs: the closed forms never read it
+    assert bayes_source(config, other, {}) == other.name

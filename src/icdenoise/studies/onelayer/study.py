@@ -14,4 +14,5 @@ STUDY = Study(
     problems=problems,
     sizes=SIZES,
     shared_settings=("cases", "models", "dataset", "training", "evaluation"),
+    sweeps=("datasets",),
 )

@@ -274,6 +274,7 @@ ledger_rule(
         fig6_fresh=expand(rules.scan_fresh_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"]),
         fig8=rules.compare_learned_structure.output.similarity,
         theorem31_fit=rules.evaluate_ideal_softmax_convergence.output.fit,
+        datasets=f"<results>/sweeps/{STUDY}_datasets.parquet",  # the study's sweep `datasets` (sweeps.smk)
     ),
     dict(table="<figures>/claims.parquet", text="<figures>/claims.md"),
     "report/claims.rst",
