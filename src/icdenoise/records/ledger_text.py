@@ -40,22 +40,28 @@ AFTER_HOLM = "inconclusive after Holm"  # holm_verdict of a PASS or FAIL whose a
 NOT_ADJUSTABLE = "not adjustable"  # holm_verdict "<verdict> (not adjustable)": a PASS or FAIL with no p-value
 
 
-def twinned(table: pd.DataFrame) -> pd.Series:
-    """The rows a confirmatory twin repeats (docs/claims.md, "Confirmatory twins"): the twin `<claim>_confirmatory`
-    tests the statement of `<claim>`, or of the claim that supersedes it where `<claim>` was our earlier reading.
-    That claim and its twin are one claim of the source, counted as the twin."""
+def twins(table: pd.DataFrame) -> dict[str, str]:
+    """Each claim a confirmatory twin repeats → its twin (docs/claims.md, "Confirmatory twins"): the twin
+    `<claim>_confirmatory` tests the statement of `<claim>`, or of the claim that supersedes it where `<claim>` was
+    our earlier reading."""
     claims = table["claim"].astype(str)
     names = set(claims)
     superseded_by = dict(zip(claims, table["superseded_by"].fillna("").astype(str))) if "superseded_by" in table else {}
-    repeated = set()
+    found = {}
     for twin in claims[claims.str.endswith(TWIN_SUFFIX)]:
         original, seen = twin.removesuffix(TWIN_SUFFIX), set()
         while superseded_by.get(original) in names and original not in seen:
             seen.add(original)
             original = superseded_by[original]
         if original in names and original != twin:
-            repeated.add(original)
-    return claims.isin(repeated)
+            found[original] = twin
+    return found
+
+
+def twinned(table: pd.DataFrame) -> pd.Series:
+    """The rows a confirmatory twin repeats (`twins`): a claim and its twin are one claim of the source, counted as
+    the twin."""
+    return table["claim"].astype(str).isin(set(twins(table)))
 
 
 def source_claims(table: pd.DataFrame) -> pd.Series:
@@ -203,6 +209,12 @@ def conclusions(table: pd.DataFrame) -> list[str]:
         if not after.empty:
             lines.append(f"- **Passing or failing alone, inconclusive after Holm's adjustment** ({len(after)}):")
             lines += [f"  - `{row.claim}`: {row.verdict}, p {row.p_value:.2g}, Holm {row.holm_p:.2g}" for row in after.itertuples()]
+    verdicts, twin_of = dict(zip(table["claim"], table["verdict"])), twins(table)
+    disagree = [(original, twin) for original, twin in twin_of.items() if verdicts[original] != verdicts[twin]]
+    if disagree:
+        lines.append(f"- **A confirmatory twin that disagrees with the claim it repeats** ({len(disagree)}; the twin, on fresh "
+                     "draws, is counted; the original's draws are not pooled with it):")
+        lines += [f"  - `{original}`: {verdicts[original]}; its twin `{twin}`: {verdicts[twin]}" for original, twin in disagree]
     for rows, label in ((table[repeated], "Repeated by a confirmatory twin on fresh seeds or draws (counted as the twin)"),
                         (table[superseded], "Our earlier readings, superseded by a claim as the source states it"),
                         (table[own], "Self-checks of our own code (not reproductions)"),

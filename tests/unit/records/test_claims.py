@@ -7,7 +7,7 @@ import pytest
 
 from icdenoise.pipeline.config import load_yaml, validate_config
 from icdenoise.records.claims import Claim, Measurement, ledger, mean_interval, reference_problems, straddles, verdict
-from icdenoise.records.ledger_text import headline, markdown, twinned
+from icdenoise.records.ledger_text import conclusions, headline, markdown, twinned, twins
 from icdenoise.studies.onelayer.claims import CLAIMS as ONELAYER
 
 
@@ -192,6 +192,18 @@ def test_a_claim_and_its_confirmatory_twin_count_once_as_the_twin():
     text = headline(table)
     assert text == ("2 claims of the source. Registered, confirmatory: 1 pass, 1 fail, 0 inconclusive. Repeated by a "
                     "confirmatory twin and counted as the twin: 0 pass, 0 fail, 1 inconclusive.")
+
+
+def test_a_twin_that_disagrees_with_its_original_is_named_with_both_verdicts():
+    table = _verdict_rows([("slope", "INCONCLUSIVE", "the grid was extended after a result", ""),
+                           ("slope_confirmatory", "PASS", "", ""),
+                           ("rate", "PASS", "", ""), ("rate_confirmatory", "PASS", "", "")])
+    assert twins(table) == {"slope": "slope_confirmatory", "rate": "rate_confirmatory"}
+    lines = conclusions(table.assign(why_inconclusive="", ours_mean=1.0, paper_value=1.0, tolerance_reason=""))
+    assert "- **A confirmatory twin that disagrees with the claim it repeats** (1; the twin, on fresh draws, is counted; " \
+           "the original's draws are not pooled with it):" in lines
+    assert "  - `slope`: INCONCLUSIVE; its twin `slope_confirmatory`: PASS" in lines
+    assert not any("`rate`: PASS; its twin" in line for line in lines)
 
 
 def test_a_twin_of_a_superseded_reading_repeats_the_claim_that_supersedes_it():
