@@ -92,8 +92,8 @@ COMPARED = {"comparison": {"runs": ["smoke_seed7"], "ledgers": True}}  # the smo
 @pytest.fixture(scope="session")
 def experiments_run(smoke_run, tmp_path_factory):
     """A copy of the finished smoke run, then: a second named run (smoke_seed7) built beside it in the same
-    checkout, the plan of each run after the other was built, and the smoke run's sweeps and its comparison
-    with the second run. Returns the folder and those results; the smoke run's configfiles are
+    checkout, the plan of each run after the other was built, and the smoke run's sweeps, its comparison
+    with the second run and its learning-rate grid (mssa_lr_grid). Returns the folder and those results; the smoke run's configfiles are
     EXPERIMENT_CONFIGS."""
     workdir = tmp_path_factory.mktemp("experiments") / "workflow"
     shutil.copytree(smoke_run, workdir, symlinks=True)
@@ -102,7 +102,7 @@ def experiments_run(smoke_run, tmp_path_factory):
     second = snakemake(workdir, *SECOND_TARGETS, configfile=["config/smoke.yaml", "second.yaml"])
     assert second.returncode == 0, second.stderr[-4000:]
     smoke_after_second = snakemake(workdir, "-n", "all")
-    built = snakemake(workdir, "all", "sweeps", "comparison", configfile=EXPERIMENT_CONFIGS)
+    built = snakemake(workdir, "all", "sweeps", "comparison", "mssa_lr_grid", configfile=EXPERIMENT_CONFIGS)
     assert built.returncode == 0, built.stderr[-4000:]
     second_after_smoke = snakemake(workdir, "-n", *SECOND_TARGETS, configfile=["config/smoke.yaml", "second.yaml"])
     return {"workdir": workdir, "smoke_after_second": smoke_after_second, "second_after_smoke": second_after_smoke, "built": built}

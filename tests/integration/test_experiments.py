@@ -13,7 +13,7 @@ from runner import SMOKE, copy_workflow, merged_config, planned_jobs, planned_ou
 
 from icdenoise.pipeline.config import all_runs, validate_config
 from icdenoise.pipeline.named_runs import FOLDERS
-from icdenoise.pipeline.sweeps import shared_points, sweep_points
+from icdenoise.pipeline.sweeps import bayes_source, shared_points, sweep_points
 from icdenoise.records.artifacts import read_metadata
 from icdenoise.records.claims import VERDICTS
 from icdenoise.records.weights import diagonal_means
@@ -86,9 +86,12 @@ def test_every_sweep_point_is_trained_and_scored_by_the_shared_stages(experiment
         assert table["case"].nunique() == points * len(spec["cases"]), name
         assert len(table) == points * len(spec["cases"]) * len(spec["models"]) * len(spec["seeds"]), name
         assert table[["mse", "bayes_mse", "ratio_to_bayes"]].notna().all().all() and (table["ratio_to_bayes"] > 0).all()
+        points = sweep_points(merged_config(repo))
         for case in table["case"].unique():
-            logs = [list((workdir / SMOKE / "logs" / stage).glob(f"case={case},*")) for stage in SHARED_STAGES]
-            assert all(logs) if case not in shared else not any(logs), case
+            own = [stage for stage in SHARED_STAGES
+                   if case not in shared and (stage != "evaluate_bayes" or bayes_source(merged_config(repo), points[case], shared) == case)]
+            for stage in SHARED_STAGES:  # a point whose case block is its base case's reads that case's closed forms
+                assert bool(list((workdir / SMOKE / "logs" / stage).glob(f"case={case},*"))) == (stage in own), (case, stage)
         assert (workdir / SMOKE / "figures" / "sweeps" / f"{name}.pdf").read_bytes().startswith(b"%PDF")
     noise = pd.read_parquet(workdir / SMOKE / "results" / "sweeps" / "noise.parquet")
     assert (noise["beta_theory"] == 1 / noise["case.corruption.sigma_z_sq"]).all()
@@ -188,4 +191,25 @@ def test_the_sweep_targets_plan_the_shared_stages_but_none_for_a_shared_point_an
     shared = smoke_shared(repo)
     assert cases & set(points) == set(points) - set(shared) and set(shared.values()) <= cases
     everything = planned_jobs(snakemake(experiments_run["workdir"], "-n", "--forceall", "all"))
-    assert not {rule for rule, _ in everything} & {"summarise_sweep", "plot_sweep", "compare_runs"}
+    assert not {rule for rule, _ in everything} & {"plot_sweep", "compare_runs"}
+    summarised = {path for rule, outputs in everything if rule == "summarise_sweep" for path in outputs}
+    assert summarised == {f"{SMOKE}/results/sweeps/onelayer_datasets.parquet"}  # the onelayer ledger's own sweep, no other
+
+
+def test_the_learning_rate_grid_reads_the_regressions_own_point_and_records_a_diverged_one(experiments_run, repo):
+    """mssa_lr_grid on the smoke config: learning rates 0.003 (the regression's own: its trainings are read, not run
+    again) and 10 (diverges at once: a row with its step and loss, and the table and figure are built)."""
+    results = experiments_run["workdir"] / SMOKE / "results" / "mssa"
+    grid = pd.read_parquet(results / "lr_grid.parquet")
+    regression = merged_config(repo)["mssa"]["regression"]
+    assert len(grid) == len(regression["tasks"]) * len(regression["models"]) * 2 * len(regression["seeds"])
+    own = grid[grid["learning_rate"] == regression["learning_rate"]]
+    assert own["shared"].all() and (own["status"] == "trained").all()
+    for row in own.itertuples():
+        errors = pd.read_parquet(results / "regression" / row.task / row.model / f"seed{row.seed}" / "errors.parquet")
+        assert row.normalized_mse == errors.loc[errors["examples"].idxmax(), "normalized_mse"]
+    assert not list((results / "lr_grid").glob(f"*/*/lr{regression['learning_rate']!r}_*"))  # never trained again
+    diverged = grid[grid["learning_rate"] == 10.0]
+    assert (diverged["status"] == "diverged").all() and diverged["normalized_mse"].isna().all()
+    assert (diverged["divergence_step"] >= 0).all() and (diverged["divergence_loss"] > 0).all()
+    assert (experiments_run["workdir"] / SMOKE / "figures" / "mssa" / "lr_grid.pdf").read_bytes().startswith(b"%PDF")

@@ -33,11 +33,13 @@ log = logging.getLogger(__name__)
 class TrainingDiverged(FloatingPointError):
     """A recorded loss is NaN, infinite or over `DIVERGENCE_FACTOR` times the zero predictor's: the
     message names the run (case, L, model), the seeds and the step; `divergence` is the `Divergence` of
-    `train_ensemble`'s check (None where another training raises it)."""
+    `train_ensemble`'s check (None where another training raises it); `step` and `loss`: where a training of one
+    model stopped, where it says."""
 
-    def __init__(self, message: str, divergence: "Divergence | None" = None):
+    def __init__(self, message: str, divergence: "Divergence | None" = None, step: int | None = None,
+                 loss: float | None = None):
         super().__init__(message)
-        self.divergence = divergence
+        self.divergence, self.step, self.loss = divergence, step, loss
 
 
 # A recorded loss over this many times the zero predictor's loss on the same split (the mean squared

@@ -63,5 +63,5 @@ def scores_job(wildcards: dict, config: dict) -> JobEstimate:
 
 
 SIZES: dict[str, SizeModel] = {"simulate_mssa_snr": snr_job, "sweep_mssa_snr": sweep_job, "sweep_mssa_softmax": softmax_sweep_job,
-                               "train_mssa_regression": regression_job,
+                               "train_mssa_regression": regression_job, "train_mssa_regression_grid_point": regression_job,
                                "score_mssa_denoisers": scores_job, "fit_mssa_regression_baselines": light}

@@ -12,5 +12,6 @@ STUDY = Study(
     claims=CLAIMS,
     problems=problems,
     sizes=SIZES,
-    devices={"train_mssa_regression": "execution.mssa.regression.device"},
+    devices={"train_mssa_regression": "execution.mssa.regression.device",
+             "train_mssa_regression_grid_point": "execution.mssa.regression.device"},
 )

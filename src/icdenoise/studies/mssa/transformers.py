@@ -299,7 +299,7 @@ def record(rows: list, loss: float, step: int, normaliser: float, model, task: s
     `TrainingDiverged` instead."""
     if diverged(loss, normaliser):
         raise TrainingDiverged(f"{model.architecture} on {task}, seed {seed}: loss {loss:.4g} at step {step}, not finite or "
-                               f"over {DIVERGENCE_FACTOR:g} times the zero predictor's {normaliser:.4g}")
+                               f"over {DIVERGENCE_FACTOR:g} times the zero predictor's {normaliser:.4g}", step=step, loss=loss)
     rows.append({"step": step, "loss": loss, "normalized_loss": loss / normaliser})
     started, first, steps = clock
     elapsed = time.perf_counter() - started

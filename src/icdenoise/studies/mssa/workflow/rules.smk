@@ -2,6 +2,8 @@
 # layer), where Theorem 3.1 holds, Fig. 6 / Table 5 in-context regression, leaderboard rows and the claims
 # ledger. Config block `mssa`; code icdenoise.studies.mssa; protocol and choices in docs/mssa.md.
 
+from icdenoise.studies.mssa.learning_rates import grid_points, wildcard
+
 MSSA = config["mssa"]
 STUDY = "mssa"
 DRAWINGS = "icdenoise.studies.mssa.plots"
@@ -12,6 +14,8 @@ wildcard_constraints:
     regression_task="|".join(REGRESSION["tasks"]),
     architecture="|".join(REGRESSION["models"]),
     training_seed=r"\d+",
+    learning_rate=r"[0-9.e+-]+",
+    clip=r"[0-9.e+-]+",
 
 
 job_rule(
@@ -132,6 +136,76 @@ figure_rule(
     dict(training=rules.summarise_mssa_regression.output.curves),
     "report/training.rst",
 )
+
+
+# The paper's learning-rate grid for Fig. 6 (App. C.2), `mssa.lr_grid`: not part of the `mssa` target; built by the
+# target rule mssa_lr_grid. The point at the regression block's own learning rate and clipping reads
+# train_mssa_regression's tables; a diverged point is a row of the grid's table (icdenoise.studies.mssa.learning_rates).
+LR_GRID = MSSA.get("lr_grid", {"learning_rates": [], "clips": []})
+GRID_RUN = "<results>/mssa/lr_grid/{regression_task}/{architecture}/lr{learning_rate}_clip{clip}/seed{training_seed}"
+job_rule(
+    "train_mssa_regression_grid_point",
+    "Fig. 6's learning-rate grid (App. C.2): one in-context model trained at one learning rate and clipping norm.",
+    "scripts/train_mssa_regression.py",
+    dict(errors=f"{GRID_RUN}/errors.parquet", curve=f"{GRID_RUN}/curve.parquet"),
+    params=dict(
+        block=lambda wildcards: canonical(
+            {**REGRESSION, "learning_rate": float(wildcards.learning_rate), "clip": float(wildcards.clip)}
+        ),
+        layers=lambda wildcards: REGRESSION["models"][wildcards.architecture]["layers"],
+        on_divergence="record",
+    ),
+    cache=True,
+)
+
+
+def lr_grid_errors(point):
+    """A grid point's errors table: train_mssa_regression's at the block's own learning rate and clipping."""
+    pattern = (rules.train_mssa_regression if point["shared"] else rules.train_mssa_regression_grid_point).output.errors
+    values = dict(learning_rate=wildcard(point["learning_rate"]), clip=wildcard(point["clip"]))
+    return pattern.format(
+        regression_task=point["task"], architecture=point["model"], training_seed=point["seed"], **values
+    )
+
+
+LR_GRID_POINTS = grid_points(REGRESSION, LR_GRID)
+job_rule(
+    "summarise_mssa_lr_grid",
+    "Fig. 6's learning-rate grid: per point, the normalized test error at the most examples, or where it diverged.",
+    "scripts/summarise_mssa_lr_grid.py",
+    "<results>/mssa/lr_grid.parquet",
+    input=dict(errors=[lr_grid_errors(point) for point in LR_GRID_POINTS]),
+    params=dict(points=LR_GRID_POINTS),
+    local=True,
+)
+
+job_rule(
+    "plot_mssa_lr_grid",
+    "Fig. 6's learning-rate grid: the test error at the most examples against the learning rate.",
+    WORKFLOW / "scripts" / "plot_figure.py",
+    figure_output(
+        "<figures>/mssa/lr_grid.pdf",
+        str(here("report/lr_grid.rst")),
+        STUDIES[STUDY].title,
+        report_labels(STUDY, "mssa/lr_grid"),
+    ),
+    input=dict(lr_grid=rules.summarise_mssa_lr_grid.output[0]),
+    params=dict(
+        drawing=f"{DRAWINGS}.lr_grid",
+        settings={},
+        footer=run_footer(["mssa.lr_grid", "mssa.regression"]),
+        differences=run_differences(["mssa.lr_grid", "mssa.regression"]),
+    ),
+    local=True,
+    modules=[f"{DRAWINGS}.lr_grid"],
+)
+
+
+rule mssa_lr_grid:
+    """Target: Fig. 6's learning-rate grid (mssa.lr_grid), its table and figure; config/mssa_lr_grid.yaml runs it at the
+    paper's scale."""
+    input:
+        reported_targets(["<results>/mssa/lr_grid.parquet", "<figures>/mssa/lr_grid.pdf", "<figures>/mssa/lr_grid.png"]),
 
 
 ledger_rule(
