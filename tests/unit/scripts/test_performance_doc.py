@@ -82,6 +82,11 @@ def test_a_row_is_what_its_journal_entry_says(row):
 @pytest.mark.parametrize("row", ROWS, ids=target_of)
 def test_a_rows_command_runs_an_existing_script_with_its_own_options(row):
     words = command_of(row)
+    if words[0] == "snakemake":  # a build not yet run, priced: its config files exist and it names a target
+        files = words[words.index("--configfile") + 1:] if "--configfile" in words else []
+        assert files and all((REPO / name).is_file() for name in files), f"{target_of(row)}: a config file does not exist"
+        assert target_of(row) in words, f"{target_of(row)}: the command builds another target"
+        return
     words = words[1:] if words[0] in ("python3", "python") else words
     script = REPO / words[0]
     assert script.is_file(), f"{target_of(row)}: {words[0]} does not exist"
