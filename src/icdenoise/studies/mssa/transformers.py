@@ -37,7 +37,7 @@ not by the GPU, so `train_static` runs the step with Python off the hot path, on
   naming the first such step.
 On the CPU `train_static` runs the same code eagerly (`capture=False`) and is bitwise `train_per_step`;
 on a GPU the graph's multi-tensor Adam kernels round differently from `Adam.step`'s, so the two loops'
-numbers agree to float32 rounding (scripts/mssa_step_bench.py compares them and times both).
+numbers agree to float32 rounding (icdenoise.studies.mssa.tools.step_bench compares them and times both).
 """
 
 from __future__ import annotations
