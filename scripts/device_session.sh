@@ -5,7 +5,7 @@
 # runs repeat bit for bit (gpu_determinism.py pipeline); the MSSA step at the paper's
 # scale, each model alone in float32 as train_static runs it. TF32 and torch.compile are left out: TF32 costs float32's
 # accuracy (about 1e-3 of each product) and torch.compile bought 7% (docs/performance.md, 2026-11-27);
-# scripts/mssa_kernels.py times the step's parts and the precisions when that is the question.
+# icdenoise.studies.mssa.tools.kernels times the step's parts and the precisions when that is the question.
 # Run from the repository root on the device machine
 # with the wheels of .whl/ carried (Snakemake and what it needs that the machine's image lacks); every result
 # goes to $OUT, packed as device-session.tgz.
@@ -45,9 +45,9 @@ echo "== gpu_determinism: the induction head as the pipeline trains it, twice in
 if (( $(left) > 110 )); then
   timeout 60 python3 scripts/gpu_determinism.py pipeline 2>&1 | tee "$out/determinism.log" | tail -4
 fi
-echo "== mssa_step_bench: each model alone, in float32 ($(left) s left)"
+echo "== mssa step_bench: each model alone, in float32 ($(left) s left)"
 if (( $(left) > 55 )); then
-  timeout 50 python3 scripts/mssa_step_bench.py --device cuda --loops static --steps 300 \
+  timeout 50 python3 -m icdenoise.studies.mssa.tools.step_bench --device cuda --loops static --steps 300 \
     --out "$out/mssa_alone_highest.csv" 2>&1 | tee "$out/bench_alone_highest.log" | tail -6
 fi
 echo "== done ($(left) s left)"

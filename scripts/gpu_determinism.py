@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Whether the induction head's GPU runs are the same bits from run to run, as the pipeline runs them (under
-`training.deterministic_algorithms`) and without torch's deterministic algorithms (docs/reproducibility.md). For
-each mode, two processes each train the 2-layer SGD and Adam runs of seed 0 (config/config.yaml's
+`maths.graphs.deterministic_algorithms`, which `induction.training` imports) and without torch's deterministic
+algorithms (docs/reproducibility.md). For each mode, two processes each train the 2-layer SGD and Adam runs of seed 0 (config/config.yaml's
 `memory.induction` block) twice, and say whether the two runs of a process are equal and whether the two processes'
 first runs are.
 
     python3 scripts/gpu_determinism.py [pipeline] [plain]     # on a machine with a CUDA GPU (default both)
 
-Modes: `pipeline`, as `train_run` runs on a GPU; `plain`, the same with `deterministic_algorithms` replaced by a
-block that changes nothing, as the pipeline ran before 2026-11-27. In `pipeline` mode an operation with no
-deterministic implementation raises, naming it. Numbers only: no job of the pipeline runs this.
+Modes: `pipeline`, as `train_run` runs on a GPU; `plain`, the same with `induction.training`'s
+`deterministic_algorithms` replaced by a block that changes nothing, as the pipeline ran before 2026-11-27. In
+`pipeline` mode an operation with no deterministic implementation raises, naming it. Numbers only: no job of the pipeline runs this.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def held_phrases() -> list[tuple[str, str]]:
     linear, circle = cases["linear"], cases["circle"]
     noise_minimum = min(found for found in _values_of(schema, "sigma_z_sq", "minimum"))
     cublas = re.search(r'setdefault\("CUBLAS_WORKSPACE_CONFIG", "([^"]+)"\)',
-                       (REPO / "src" / "icdenoise" / "studies" / "memory" / "induction" / "training.py").read_text()).group(1)
+                       (REPO / "src" / "icdenoise" / "maths" / "graphs.py").read_text()).group(1)
     packages = [path for path in (REPO / "src" / "icdenoise").iterdir() if (path / "__init__.py").is_file()]
     n_test, seeds = dataset["n_prompts"] - dataset["n_train"], training["seeds"]
     gamma_star = 1 / ((linear["sigma0_sq"] + linear["corruption"]["sigma_z_sq"]) * (1 + (linear["d"] + 1) / linear["L"]))

@@ -3,8 +3,8 @@ the plumbing, nor the experiments, nor a study; records import no plumbing, expe
 experiments (sweeps, comparisons) import no plumbing and no study; the plumbing imports no torch and
 names no study; tables are computed without matplotlib; a drawing imports only the shared look and
 other drawings of its study and fits nothing; no module imports itself through another; a study imports
-the plumbing only for its registration, its job sizes and its rule scripts' job logging and warm start; a
-study's registration (study.py) costs no torch."""
+the plumbing only for its registration, its job sizes, its rule scripts' job logging and warm start and its tools'
+config files; a study's registration (study.py) costs no torch."""
 
 import ast
 import functools
@@ -163,17 +163,20 @@ STUDY_PLUMBING = {  # a study module's role (its file name, or its rule scripts'
     "config": {"icdenoise.pipeline.registry"},  # the shared-stage trainings it needs: Run
     "sizes": {"icdenoise.pipeline.resources"},  # its job sizes
     "workflow.scripts": {"icdenoise.pipeline.joblog", "icdenoise.pipeline.warmstart", "icdenoise.pipeline.checkpoints"},  # its rule scripts
+    "tools": {"icdenoise.pipeline.config"},  # its probes and benchmarks outside the DAG: they read the config files
 }
 
 
 def test_a_study_imports_the_plumbing_only_for_its_registration_sizes_and_rule_scripts():
     """docs/architecture.md: a study imports the plumbing for its registration (study.py, and config.py's Run), its
-    job sizes (sizes.py) and the job logging and warm start of its rule scripts; nothing else of a study does."""
+    job sizes (sizes.py), the job logging and warm start of its rule scripts, and the config files its tools read
+    (tools/); nothing else of a study does."""
     studies = in_layer("studies")
     seen = set()
     for name in studies:
         within = name.split(".", 3)[3] if name.count(".") >= 3 else ""
         role = "workflow.scripts" if within.startswith("workflow.scripts.") else within
+        role = "tools" if role.split(".")[0] == "tools" else role
         plumbing = {imported for imported in imports(name) if layer_of(imported) == "pipeline" and imported in MODULES}
         assert plumbing <= STUDY_PLUMBING.get(role, set()), f"{name} imports {sorted(plumbing)}"
         seen |= {role} if plumbing else set()

@@ -8,12 +8,12 @@ For queries, keys and values q_i, k_j, v_j ∈ R^p of one head (i, j = 1..N), th
 the softmax's Jacobian written out (Σ_l P_il dP_il = dO_i·o_i). At the mssa study's sizes (N = 2·40 tokens, p = 16 at
 the paper's scale) torch's float32 attention on a GPU, the memory-efficient kernel, pads each head to 64 × 64 tiles of
 width 32: 57 µs forward and 92 µs backward per layer of 64 prompts × 8 heads on an H100, 4.8 of a paper-scale MSSA
-step's 8.6 ms (scripts/mssa_kernels.py, docs/performance.md). Here a program holds one head's keys and values (N padded
+step's 8.6 ms (icdenoise.studies.mssa.tools.kernels, docs/performance.md). Here a program holds one head's keys and values (N padded
 to a power of two ≥ 16) and takes its query rows `ROWS` at a time: the whole row of scores is in registers, so the
 softmax needs no running maximum, the backward recomputes P instead of storing it, and it sums dK and dV over the row
 blocks in a fixed order, with no two programs writing the same gradient: the result is the same bits from run to run.
 The products are float32 by default (`PRECISION = "ieee"`, no TF32), as everywhere in the pipeline
-(`runtime.use_full_float32_precision`). On an H100 (2026-11-27, scripts/mssa_kernels.py): 0.113 ms for one layer's
+(`runtime.use_full_float32_precision`). On an H100 (2026-11-27, icdenoise.studies.mssa.tools.kernels): 0.113 ms for one layer's
 forward and backward against torch's 0.178 ms, and a paper-scale MSSA step 6.73 ms against 8.53 ms. The other
 precisions, measured the same way: "tf32x3" (three TF32 products, float32's accuracy) 0.133 ms, slower; "tf32"
 0.041 ms and a 4.59 ms step, but each output and gradient off by about 1e-3 of its largest value, against 3e-7 to
@@ -21,7 +21,7 @@ precisions, measured the same way: "tf32x3" (three TF32 products, float32's accu
 
 Triton compiles the kernels once for each length and width, in the first call, and keeps them in its cache
 (~/.triton/cache). In a fresh cache and process, the first paper-scale run took 9.5 s to its first record and the next
-model's run 1.1 s (scripts/mssa_step_bench.py); the first also pays for CUDA's start.
+model's run 1.1 s (icdenoise.studies.mssa.tools.step_bench); the first also pays for CUDA's start.
 
 `supports(q)` says whether a call can run here: a CUDA float32 tensor, Triton importable, N ≤ `MAX_LENGTH` and
 p ≤ `MAX_WIDTH`. `causal_attention` is differentiable (`torch.autograd.Function`), and its launches can be captured in

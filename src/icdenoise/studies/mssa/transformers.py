@@ -20,7 +20,8 @@ prefixes of (ŷ_i − y_i)², with the gradient norm clipped (App. C.2).
 `train_model` trains one of two ways, the same steps on the same prompts. On the CPU, `train_per_step`:
 each step draws its batch (`sample_prompts`), runs in Python and reads its loss back. On a GPU, that
 loop is bound by the host (Python, a few thousand kernel launches, the prompts, a sync for the loss),
-not by the GPU, so `train_static` runs the step with Python off the hot path:
+not by the GPU, so `train_static` runs the step with Python off the hot path, on the loop the studies share
+(`icdenoise.maths.graphs.StaticLoop`):
 - the whole step (forward, backward, `clip_grad_norm_`, `Adam.step_with_factors`) is captured once as a
   `torch.cuda.CUDAGraph`, after `WARMUP_STEPS` eager steps on a side stream, and replayed; every tensor
   it reads or writes stays at one address: the parameters, Adam's moments, the gradients (allocated by
@@ -36,12 +37,11 @@ not by the GPU, so `train_static` runs the step with Python off the hot path:
   naming the first such step.
 On the CPU `train_static` runs the same code eagerly (`capture=False`) and is bitwise `train_per_step`;
 on a GPU the graph's multi-tensor Adam kernels round differently from `Adam.step`'s, so the two loops'
-numbers agree to float32 rounding (scripts/mssa_step_bench.py compares them and times both).
+numbers agree to float32 rounding (icdenoise.studies.mssa.tools.step_bench compares them and times both).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import time
@@ -53,12 +53,12 @@ from torch import nn
 from torch.nn import functional as F
 
 from icdenoise.maths.adam import Adam
+from icdenoise.maths.graphs import StaticLoop, stage
 from icdenoise.maths.runtime import resolve_device
 from icdenoise.maths.training import DIVERGENCE_FACTOR, TrainingDiverged, progress
 from icdenoise.studies.mssa.regression import TrainingBatches, default_workers, expected_squared_label, sample_prompts
 
 ARCHITECTURES = ("mssa", "mhsa", "transformer")
-WARMUP_STEPS = 3  # steps run eagerly on the side stream before a CUDA graph is captured (torch.cuda.graph's docs: 3)
 CHUNK_STEPS = 32  # steps' batches drawn and copied to the device together (7 MB of prompts at the paper's scale)
 INITIAL_STD = 0.02  # GPT-2's initialisation of its weight matrices and embeddings
 
@@ -362,28 +362,23 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
     """
     target = resolve_device(device)
     capture = target.type == "cuda" if capture is None else capture
-    if capture and target.type != "cuda":
-        raise ValueError(f"a CUDA graph needs a CUDA device, got {target}")
+    loop = StaticLoop(steps, chunk_steps, target, capture)
     workers = (default_workers() if target.type == "cuda" else 0) if workers is None else workers
     model.to(target).train()
     optimiser = Adam(model.parameters(), lr=learning_rate)
     normaliser = expected_squared_label(task, d, nonzeros)
-    chunk_steps = max(1, min(chunk_steps, steps))
-    staged_xs = torch.zeros((chunk_steps, batch, examples, d), dtype=torch.float32, device=target)
-    staged_ys = torch.zeros((chunk_steps, batch, examples), dtype=torch.float32, device=target)
+    staged_xs, staged_ys = loop.buffer(batch, examples, d), loop.buffer(batch, examples)
     factors = optimiser.step_factors(steps)
-    losses = torch.full((steps,), math.nan, dtype=torch.float32, device=target)
-    counter = torch.zeros(1, dtype=torch.int64, device=target)
+    losses = loop.vector()
 
     def step_in_place() -> None:
-        slot = counter.remainder(chunk_steps)
         optimiser.zero_grad()
-        loss = regression_loss(model, staged_xs.index_select(0, slot)[0], staged_ys.index_select(0, slot)[0])
-        losses.index_copy_(0, counter, loss.detach()[None])
+        loss = regression_loss(model, loop.batch(staged_xs), loop.batch(staged_ys))
+        loop.write(losses, loss)
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), clip)
-        optimiser.step_with_factors(factors.index_select(0, counter)[0])
-        counter.add_(1)
+        optimiser.step_with_factors(loop.row(factors))
+        loop.advance()
 
     rows, first, recorded_until = [], 0, 0
     saved = checkpoint.resume(f"static loop on {target.type}") if checkpoint is not None else None
@@ -391,41 +386,32 @@ def train_static(model, task: str, d: int, nonzeros: int, examples: int, steps: 
         rows, first = _restore(saved, model, optimiser)
         recorded_until = saved["recorded_until"]
         losses[:first].copy_(saved["losses"])
-        counter.fill_(first)
-    graph = None
-    stream = torch.cuda.Stream(target) if capture else None
-    if capture:
-        stream.wait_stream(torch.cuda.current_stream(target))  # the buffers above are filled on the default stream
+        loop.counter.fill_(first)
     clock = (time.perf_counter(), first, steps)
-    with TrainingBatches(task, d, nonzeros, batch, examples, seed, steps, chunk_steps, workers, start=first) as batches, \
-            (torch.cuda.stream(stream) if capture else contextlib.nullcontext()):
+
+    def state(step: int) -> dict:
+        return _state(model, optimiser, rows, step, recorded_until=recorded_until, losses=losses[:step].cpu().clone())
+
+    def record_since_last(step: int) -> None:
+        nonlocal recorded_until
+        if step % record_every == 0 or step == steps - 1:
+            since_record = losses[recorded_until : step + 1].tolist()
+            for offset, loss in enumerate(since_record):
+                if diverged(loss, normaliser):
+                    record(rows, loss, recorded_until + offset, normaliser, model, task, seed, clock, log)
+            record(rows, since_record[-1], step, normaliser, model, task, seed, clock, log)
+            recorded_until = step + 1
+
+    with TrainingBatches(task, d, nonzeros, batch, examples, seed, steps, loop.chunk_steps, workers,
+                         start=first) as batches:
         chunks = iter(batches)
-        for step in range(first, steps):
-            if checkpoint is not None and step > first and step % chunk_steps == 0 and checkpoint.due(step):
-                checkpoint.save(step, steps, _state(model, optimiser, rows, step, recorded_until=recorded_until,
-                                                    losses=losses[:step].cpu().clone()))
-            if step % chunk_steps == 0:
-                _, xs, ys = next(chunks)
-                xs, ys = torch.from_numpy(xs), torch.from_numpy(ys)
-                if target.type == "cuda":
-                    xs, ys = xs.pin_memory(), ys.pin_memory()
-                staged_xs[: len(xs)].copy_(xs, non_blocking=True)
-                staged_ys[: len(ys)].copy_(ys, non_blocking=True)
-            if capture and step == first + WARMUP_STEPS:
-                graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(graph):
-                    step_in_place()
-            if graph is None:
-                step_in_place()
-            else:
-                graph.replay()
-            if step % record_every == 0 or step == steps - 1:
-                since_record = losses[recorded_until : step + 1].tolist()
-                for offset, loss in enumerate(since_record):
-                    if diverged(loss, normaliser):
-                        record(rows, loss, recorded_until + offset, normaliser, model, task, seed, clock, log)
-                record(rows, since_record[-1], step, normaliser, model, task, seed, clock, log)
-                recorded_until = step + 1
+
+        def load(step: int, count: int) -> None:
+            _, xs, ys = next(chunks)
+            stage(staged_xs, torch.from_numpy(xs))
+            stage(staged_ys, torch.from_numpy(ys))
+
+        loop.run(step_in_place, first, load, after=record_since_last, checkpoint=checkpoint, state=state)
     return pd.DataFrame(rows)
 
 

@@ -3,8 +3,6 @@ against the loop as written (`train_run` on the CPU): its masked loss against th
 only, the same run up to float32 rounding with chunk boundaries inside the run, the same error for batches with
 no output position, and, on a GPU, the captured graph against the same loop run eagerly."""
 
-import os
-
 import pandas as pd
 import pytest
 import torch
@@ -13,7 +11,7 @@ from helpers import stopped_at_every_save_point
 from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.induction import AttentionOnlyTransformer, frozen_embeddings, output_loss_and_hits, trigger_bigrams
 from icdenoise.studies.memory.induction.model import masked_output_loss
-from icdenoise.studies.memory.induction.training import deterministic_algorithms, train_run, train_static
+from icdenoise.studies.memory.induction.training import train_run, train_static
 
 TINY = {"vocabulary": 16, "triggers": 2, "concentration": 0.5, "outputs_from": "uniform", "length": 24, "d": 32,
         "layers": [1, 2], "optimizers": {"adam": {"learning_rate": 0.02}, "sgd": {"learning_rate": 2.0, "momentum": 0.9}},
@@ -58,19 +56,6 @@ def test_batches_without_an_output_position_fail_both_loops_with_the_same_messag
     with pytest.raises(ValueError, match="no trigger occurs twice") as static:
         train_static(short, 1, "adam", 0, CPU, capture=False)
     assert str(loop.value) == str(static.value)
-
-
-@pytest.mark.parametrize(("given", "kept"), [(None, ":4096:8"), (":16:8", ":16:8")])
-def test_deterministic_algorithms_are_on_only_inside_the_block_with_a_deterministic_cublas_workspace(monkeypatch, given, kept):
-    if given is None:
-        monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
-    else:
-        monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", given)
-    assert not torch.are_deterministic_algorithms_enabled()
-    with deterministic_algorithms():
-        assert torch.are_deterministic_algorithms_enabled() and not torch.is_deterministic_algorithms_warn_only_enabled()
-        assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == kept
-    assert not torch.are_deterministic_algorithms_enabled()
 
 
 def test_a_cuda_graph_needs_a_cuda_device():

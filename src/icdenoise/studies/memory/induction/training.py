@@ -6,25 +6,25 @@ accuracy and probes every `record_every` steps.
 `train_run` trains one of two ways, on the same batches from the same weights. On the CPU, the loop as
 written: each step draws its batch, computes the loss at the output positions only (`output_loss_and_hits`,
 whose shapes depend on the batch) and reads it back. On a GPU that loop is bound by kernel launches and
-read-backs, not by the GPU, so `train_static` keeps Python off the hot path:
+read-backs, not by the GPU, so `train_static` keeps Python off the hot path, on the loop the studies share
+(`icdenoise.maths.graphs.StaticLoop`: buffers at fixed addresses, a step counter on the device, chunks of batches
+staged from the host, the step captured once as a `torch.cuda.CUDAGraph` after `WARMUP_STEPS` eager steps and
+replayed). What is this study's own:
 - every shape is fixed: the loss is `masked_output_loss` (the logits at every position, the cross-entropy
   averaged over the output positions by a mask), equal to `output_loss_and_hits`' up to float32 rounding;
-- the batches are drawn on the host as the loop draws them, `CHUNK_STEPS` steps at a time, and copied to a
-  device buffer; a step counter on the device picks the step's batch, its Adam factors (`Adam.step_factors`)
-  and the slot its loss and output count go to;
-- the step (loss, backward, the optimiser's update) is captured once as a `torch.cuda.CUDAGraph`, after
-  `WARMUP_STEPS` eager steps on a side stream, and replayed;
+- the batches are drawn on the host as the loop draws them, `CHUNK_STEPS` steps at a time; the step counter
+  picks the step's batch, its Adam factors (`Adam.step_factors`) and the slot its loss and output count go to;
 - each record (test loss and accuracy on the whole test set at once, the probes) is written into a device
   table, and everything comes back to the host once, at the end;
-- it runs under torch's deterministic algorithms (`deterministic_algorithms`): without them no two GPU runs of
-  the same config and seed were equal (final accuracies 0.9925 to 1.0000 for one run, 2026-11-27), with them every
-  run was the same bits, within and across processes (scripts/gpu_determinism.py, docs/reproducibility.md).
+- it runs under torch's deterministic algorithms (`maths.graphs.deterministic_algorithms`): without them no two
+  GPU runs of the same config and seed were equal (final accuracies 0.9925 to 1.0000 for one run, 2026-11-27), with
+  them every run was the same bits, within and across processes (scripts/gpu_determinism.py,
+  docs/reproducibility.md).
 `train_static(capture=False)` runs the same code eagerly on any device (the unit tests' CPU check)."""
 
 from __future__ import annotations
 
 import contextlib
-import os
 from typing import NamedTuple
 
 import numpy as np
@@ -32,6 +32,7 @@ import pandas as pd
 import torch
 
 from icdenoise.maths.adam import Adam
+from icdenoise.maths.graphs import StaticLoop, deterministic_algorithms, stage
 from icdenoise.maths.sgd import HeavyBallSGD
 from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.divergence import check_losses
@@ -46,23 +47,7 @@ from icdenoise.studies.memory.induction.probes import probe_targets, probe_tenso
 from icdenoise.studies.memory.induction.task import TriggerBigrams, block_task
 
 TEST_SET, BATCHES, INITIAL_WEIGHTS = 3, 4, 5  # purpose codes of a run's generators (1: embeddings, 2: bigrams)
-WARMUP_STEPS = 3  # steps run eagerly on the side stream before the CUDA graph is captured (torch.cuda.graph's docs: 3)
 CHUNK_STEPS = 100  # steps' batches drawn and copied to the device together (3.3 MB at the config's sizes)
-
-
-@contextlib.contextmanager
-def deterministic_algorithms():
-    """torch's deterministic algorithms while the block runs (`torch.use_deterministic_algorithms`), and the cuBLAS
-    workspace they require, CUBLAS_WORKSPACE_CONFIG=:4096:8 unless the environment sets it (cuBLAS reads it at its
-    first product in the process; torch raises for a value that is not deterministic). The setting before is
-    restored after, so other work in the same process is left as it was."""
-    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    before = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
-    torch.use_deterministic_algorithms(True)
-    try:
-        yield
-    finally:
-        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
 
 
 def make_optimizer(name: str, options: dict, parameters):
@@ -211,37 +196,53 @@ def train_static(block: dict, layers: int, optimizer: str, seed: int, device: to
 
 def static_run(block: dict, layers: int, optimizer: str, seed: int, device: torch.device, capture: bool,
                chunk_steps: int, bigrams: pd.DataFrame | None = None, checkpoint=None) -> pd.DataFrame:
-    """`train_static`'s run, on the device and in the mode it chose."""
+    """`train_static`'s run, on the device and in the mode it chose: its step, batches and records on a
+    `maths.graphs.StaticLoop`."""
     block, task = block_task(block, bigrams)
     run = prepare(block, task, layers, optimizer, seed, device)
     task, model, triggers, targets, test_tokens, batches, updates = run
     steps, every = block["steps"], block["record_every"]
     recorded = [step for step in range(steps + 1) if step % every == 0 or step == steps]
-    chunk_steps = max(1, min(chunk_steps, steps))
-    staged = torch.zeros((chunk_steps, block["batch"], block["length"] + 1), dtype=torch.int64, device=device)
-    train_losses = torch.full((steps,), float("nan"), dtype=torch.float32, device=device)
-    counts = torch.zeros(steps, dtype=torch.float32, device=device)
-    counter = torch.zeros(1, dtype=torch.int64, device=device)
+    loop = StaticLoop(steps, chunk_steps, device, capture)
+    staged = loop.buffer(block["batch"], block["length"] + 1, dtype=torch.int64)
+    train_losses, counts = loop.vector(), loop.vector(0.0)
     factors = updates.step_factors(steps) if isinstance(updates, Adam) else None
     columns = ["loss", "accuracy", *probe_tensors(model, targets)]
     records = torch.full((len(recorded), len(columns)), float("nan"), dtype=torch.float32, device=device)
 
     def step_in_place() -> None:
         updates.zero_grad()
-        loss, _, count = masked_output_loss(model, staged.index_select(0, counter.remainder(chunk_steps))[0], triggers)
-        train_losses.index_copy_(0, counter, loss.detach()[None])
-        counts.index_copy_(0, counter, count[None])
+        loss, _, count = masked_output_loss(model, loop.batch(staged), triggers)
+        loop.write(train_losses, loss)
+        loop.write(counts, count)
         loss.backward()
         if factors is None:
             updates.step()
         else:
-            updates.step_with_factors(factors.index_select(0, counter)[0])
-        counter.add_(1)
+            updates.step_with_factors(loop.row(factors))
+        loop.advance()
 
     @torch.no_grad()
-    def record_in_place(row: int) -> None:
-        loss, hits, count = masked_output_loss(model, test_tokens, triggers)
-        records[row] = torch.stack([loss, hits / count, *probe_tensors(model, targets).values()])
+    def record_in_place(step: int) -> None:
+        if step in recorded:
+            loss, hits, count = masked_output_loss(model, test_tokens, triggers)
+            records[recorded.index(step)] = torch.stack([loss, hits / count, *probe_tensors(model, targets).values()])
+
+    def load(step: int, count: int) -> None:
+        stage(staged, torch.stack([task.sample(batches, block["batch"], block["length"] + 1)[0] for _ in range(count)]))
+
+    def state(step: int) -> dict:
+        return saved_state(run, step, train_losses=train_losses[:step].cpu().clone(), counts=counts[:step].cpu().clone(),
+                           records=records.cpu().clone())
+
+    def rewind() -> None:
+        model.load_state_dict(saved["model"])
+        updates.load_state(saved["optimizer"])
+
+    def finish() -> tuple[bool, np.ndarray, np.ndarray]:
+        record_in_place(steps)
+        outputs_everywhere = bool((counts > 0).all())  # read back on the stream that wrote them, after its last step
+        return outputs_everywhere, train_losses.cpu().numpy(), records.cpu().numpy()
 
     first = 0
     saved = checkpoint.resume(f"static loop on {device.type}") if checkpoint is not None else None
@@ -250,40 +251,9 @@ def static_run(block: dict, layers: int, optimizer: str, seed: int, device: torc
         train_losses[:first].copy_(saved["train_losses"])
         counts[:first].copy_(saved["counts"])
         records.copy_(saved["records"])
-        counter.fill_(first)
-    graph = None
-    stream = torch.cuda.Stream(device) if capture else None
-    if capture:
-        stream.wait_stream(torch.cuda.current_stream(device))  # the buffers above are filled on the default stream
-    with torch.cuda.stream(stream) if capture else contextlib.nullcontext():
-        for step in range(first, steps + 1):
-            if checkpoint is not None and first < step < steps and step % chunk_steps == 0 and checkpoint.due(step):
-                checkpoint.save(step, steps, saved_state(run, step, train_losses=train_losses[:step].cpu().clone(),
-                                                         counts=counts[:step].cpu().clone(), records=records.cpu().clone()))
-            if step in recorded:
-                record_in_place(recorded.index(step))
-            if step == steps:
-                break
-            if step % chunk_steps == 0:
-                drawn = torch.stack([task.sample(batches, block["batch"], block["length"] + 1)[0]
-                                     for _ in range(min(chunk_steps, steps - step))])
-                staged[: len(drawn)].copy_(drawn.pin_memory() if device.type == "cuda" else drawn, non_blocking=True)
-            if capture and step == max(first, WARMUP_STEPS):
-                if first >= WARMUP_STEPS:  # continued past the warm-up: warm up on steps that are then undone, so that
-                    for _ in range(WARMUP_STEPS):  # every step from here is a replay, as in a run that never stopped
-                        step_in_place()
-                    model.load_state_dict(saved["model"])
-                    updates.load_state(saved["optimizer"])
-                    counter.fill_(first)
-                graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(graph):
-                    step_in_place()
-            if graph is None:
-                step_in_place()
-            else:
-                graph.replay()
-        outputs_everywhere = bool((counts > 0).all())  # read back on the stream that wrote them, after its last step
-        losses, table = train_losses.cpu().numpy(), records.cpu().numpy()
+        loop.counter.fill_(first)
+    outputs_everywhere, losses, table = loop.run(step_in_place, first, load, before=record_in_place,
+                                                 checkpoint=checkpoint, state=state, rewind=rewind, finish=finish)
     if not outputs_everywhere:
         raise ValueError(NO_OUTPUTS)
     check_losses(losses, block["vocabulary"], run_name(layers, optimizer, seed))

@@ -1,11 +1,11 @@
-"""scripts/factual_crossings.py: the attention-only crossings per pair and seed, and the bootstrap over seeds."""
+"""icdenoise.studies.memory.tools.factual_crossings: the attention-only crossings per pair and seed, and the bootstrap over seeds."""
 
 import math
 
 import numpy as np
 import pandas as pd
 
-from factual_crossings import attention_only_crossings, bootstrap_crossings
+from icdenoise.studies.memory.tools.factual_crossings import attention_only_crossings, bootstrap_crossings
 
 
 def recall_curve(model: str, axis: str, xs, recalls, **keys) -> pd.DataFrame:

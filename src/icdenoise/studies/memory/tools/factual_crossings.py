@@ -16,9 +16,9 @@ threshold: more of the same measurement does not narrow it. The rows go to `--ou
 With `--grid`, a built `figures/memory/factual.parquet`, it also prints the attention-only crossing d* of
 factual_attention_only_d (d ≳ R + A_max) per pair (R, A_max) from all seeds and from each seed alone: seeds that
 agree while the pairs of one R + A_max do not show a misfit of the law, which more seeds do not narrow either.
-It reads no ledger and writes nothing a rule reads.
+It reads no ledger and writes nothing a rule reads. Run it from the repository's root.
 
-    PYTHONPATH=src python scripts/factual_crossings.py --sizes 12 16 24 32 --seeds 0 1 2 3 4 5 6 7 \\
+    python -m icdenoise.studies.memory.tools.factual_crossings --sizes 12 16 24 32 --seeds 0 1 2 3 4 5 6 7 \\
         --widths 16 23 32 45 64 91 128 181 256 362 512 --grid figures/memory/factual.parquet
 """
 
@@ -37,7 +37,7 @@ from icdenoise.maths.thresholds import log_crossing
 from icdenoise.pipeline.config import load_yaml
 from icdenoise.studies.memory.factual.training import recall_grid
 
-REPO = Path(__file__).resolve().parent.parent
+CONFIG = Path("config") / "config.yaml"
 
 
 def recall_rows(block: dict, sizes: list[int], widths: list[int], seeds: list[int]) -> pd.DataFrame:
@@ -84,13 +84,13 @@ def main() -> None:
     parser.add_argument("--grid", type=Path, help="a built figures/memory/factual.parquet: also print the "
                         "attention-only crossings per pair and per seed")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples over the seeds (default 1000)")
-    parser.add_argument("--out", type=Path, default=REPO / "runs" / "explore" / "factual_crossings.parquet",
+    parser.add_argument("--out", type=Path, default=Path("runs") / "explore" / "factual_crossings.parquet",
                         help="Parquet of every trained point (default runs/explore/factual_crossings.parquet)")
     args = parser.parse_args()
     if args.widths != sorted(set(args.widths)):
         parser.error("--widths must increase strictly")
     torch.set_num_threads(1)
-    block = load_yaml(REPO / "config" / "config.yaml")["memory"]["factual"]
+    block = load_yaml(CONFIG)["memory"]["factual"]
     threshold = block["recall_threshold"]
     rows = recall_rows(block, args.sizes, args.widths, args.seeds)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,14 +1,13 @@
-#!/usr/bin/env python3
 """The mssa study's training step at the paper's scale, timed two ways on one device: the per-step loop
 (`train_per_step`: prompts drawn, copied and the loss read back every step) and the static loop
 (`train_static`: one CUDA graph replayed on a GPU, prompts drawn ahead by worker processes, losses
 read back at the records).
 
-    .venv/bin/python scripts/mssa_step_bench.py --device cuda --out mssa_step_bench.csv
-    .venv/bin/python scripts/mssa_step_bench.py --device cpu --tiny --warmup 4 --steps 8 --out /tmp/bench.csv
-    .venv/bin/python scripts/mssa_step_bench.py --loops static --models mssa --out mssa.csv   # one loop, one model
-    .venv/bin/python scripts/mssa_step_bench.py --loops static --compile max-autotune-no-cudagraphs --out compiled.csv
-    .venv/bin/python scripts/mssa_step_bench.py --loops static --models mssa --warmup 500 --steps 49500 --progress \
+    .venv/bin/python -m icdenoise.studies.mssa.tools.step_bench --device cuda --out mssa_step_bench.csv
+    .venv/bin/python -m icdenoise.studies.mssa.tools.step_bench --device cpu --tiny --warmup 4 --steps 8 --out /tmp/bench.csv
+    .venv/bin/python -m icdenoise.studies.mssa.tools.step_bench --loops static --models mssa --out mssa.csv   # one loop, one model
+    .venv/bin/python -m icdenoise.studies.mssa.tools.step_bench --loops static --compile max-autotune-no-cudagraphs --out compiled.csv
+    .venv/bin/python -m icdenoise.studies.mssa.tools.step_bench --loops static --models mssa --warmup 500 --steps 49500 --progress \
         --out mssa.csv --curves mssa_curve.csv     # MSSA's whole paper-scale training on the sparse task, seed 0
 
 Each model of config/mssa_paper_scale.yaml (merged over config/config.yaml) is built from seed 0 and
@@ -34,29 +33,26 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(REPO / "scripts"))
-from benchmark import merged_config  # noqa: E402
+import pandas as pd
+import torch
 
-import pandas as pd  # noqa: E402
-import torch  # noqa: E402
-
-from icdenoise.maths.runtime import resolve_device  # noqa: E402
-from icdenoise.studies.mssa.transformers import build_model, parameter_count, train_per_step, train_static  # noqa: E402
+from icdenoise.maths.runtime import resolve_device
+from icdenoise.studies.mssa.tools import PAPER_SCALE, regression_block
+from icdenoise.studies.mssa.transformers import build_model, parameter_count, train_per_step, train_static
 
 TINY = dict(width=16, heads=2, layers=2, batch=8)
 
 
 class Elapsed(logging.Handler):
-    """Keeps (step, seconds since the loop started) of every record a training loop logs."""
+    """Keeps (step, seconds since the loop started) of every record a training loop logs (`transformers.record`'s
+    line: its third argument is `maths.training.progress`' "step N of T, …", its fifth the seconds)."""
 
     def __init__(self):
         super().__init__()
         self.rows = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.rows.append((record.args[2], record.args[4]))
+        self.rows.append((int(record.args[2].split()[1]), record.args[4]))
 
 
 def timed(loop, architecture: str, block: dict, layers: int, steps: int, warmup: int, device, compile_mode: str = "none",
@@ -68,7 +64,7 @@ def timed(loop, architecture: str, block: dict, layers: int, steps: int, warmup:
     if compile_mode != "none":
         torch._dynamo.reset()
         model = torch.compile(model, mode=compile_mode, dynamic=False)  # lazy: compiles at the loop's first step
-    log = logging.getLogger(f"mssa_step_bench.{architecture}.{loop.__name__}")
+    log = logging.getLogger(f"mssa.step_bench.{architecture}.{loop.__name__}")
     log.propagate = False
     log.setLevel(logging.INFO)
     elapsed = Elapsed()
@@ -91,7 +87,7 @@ def main() -> None:
     parser.add_argument("--models", nargs="*", help="the models to time (default: every model of the config)")
     parser.add_argument("--loops", nargs="+", choices=["per_step", "static"], default=["per_step", "static"],
                         help="the loops to time (default both)")
-    parser.add_argument("--configfile", type=Path, default=REPO / "config" / "mssa_paper_scale.yaml",
+    parser.add_argument("--configfile", type=Path, default=PAPER_SCALE,
                         help="merged over config/config.yaml (default config/mssa_paper_scale.yaml)")
     parser.add_argument("--precision", choices=["highest", "high"], default="highest",
                         help="float32 matrix products on a GPU: highest (the pipeline's policy, full float32) or high "
@@ -104,7 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.warmup < 1 or args.steps < 1:
         parser.error("--warmup and --steps must be positive")
-    block = merged_config(REPO, [args.configfile])["mssa"]["regression"]
+    block = regression_block(args.configfile)
     if args.tiny:
         block = {**block, **{key: value for key, value in TINY.items() if key != "layers"}}
     device = resolve_device(args.device)
@@ -136,7 +132,7 @@ def main() -> None:
         rows.append({**row, "wall_s": time.perf_counter() - started})
         print(f"{architecture}: {rows[-1]['wall_s']:.1f} s", flush=True)
     table = pd.DataFrame(rows)
-    print(table.to_markdown(index=False, floatfmt=".4g"))
+    print(table.to_string(index=False, float_format="{:.4g}".format))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out, index=False)
     print(f"written {args.out}")

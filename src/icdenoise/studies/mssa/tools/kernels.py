@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Where a paper-scale MSSA training step's GPU time goes, and what several runs on one GPU would cost: timing only,
 no job of the pipeline runs this (docs/performance.md, "On a GPU").
 
-    python3 scripts/mssa_kernels.py --out kernels/          # on a machine with a CUDA GPU
-    python3 scripts/mssa_kernels.py --device cpu --tiny --out /tmp/kernels   # the plumbing, on a CPU
+    python3 -m icdenoise.studies.mssa.tools.kernels --out kernels/          # on a machine with a CUDA GPU
+    python3 -m icdenoise.studies.mssa.tools.kernels --device cpu --tiny --out /tmp/kernels   # the plumbing, on a CPU
 
 Every model of config/mssa_paper_scale.yaml (merged over config/config.yaml) is built from seed 0 with one batch of
 `sample_prompts`, and its whole step (loss, backward, clipping, `Adam.step_with_factors`, as `train_static` runs it)
@@ -29,26 +28,21 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
-import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(REPO / "scripts"))
-from benchmark import merged_config  # noqa: E402
+import pandas as pd
+import torch
+from torch import nn
+from torch.nn import functional as F
 
-import pandas as pd  # noqa: E402
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
-from torch.nn import functional as F  # noqa: E402
-
-from icdenoise.maths import small_attention  # noqa: E402
-from icdenoise.maths.adam import Adam  # noqa: E402
-from icdenoise.maths.runtime import resolve_device  # noqa: E402
-from icdenoise.studies.mssa.regression import TASKS, sample_prompts  # noqa: E402
-from icdenoise.studies.mssa import transformers  # noqa: E402
-from icdenoise.studies.mssa.transformers import build_model, regression_loss, written_out_causal_attention  # noqa: E402
+from icdenoise.maths import small_attention
+from icdenoise.maths.adam import Adam
+from icdenoise.maths.runtime import resolve_device
+from icdenoise.studies.mssa import transformers
+from icdenoise.studies.mssa.regression import TASKS, sample_prompts
+from icdenoise.studies.mssa.tools import PAPER_SCALE, regression_block
+from icdenoise.studies.mssa.transformers import build_model, regression_loss, written_out_causal_attention
 
 TABLES = ("graphs", "kernels", "attention", "sharing")
 TINY = dict(width=16, heads=2, batch=8)
@@ -289,11 +283,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=100, help="steps (or attention calls) per timing (default 100)")
     parser.add_argument("--repeats", type=int, default=5, help="timings per measurement, whose median is given (default 5)")
     parser.add_argument("--profile-steps", type=int, default=5, help="eager MSSA steps profiled (default 5)")
-    parser.add_argument("--configfile", type=Path, default=REPO / "config" / "mssa_paper_scale.yaml")
+    parser.add_argument("--configfile", type=Path, default=PAPER_SCALE)
     parser.add_argument("--out", type=Path, required=True, help="folder of the tables, as CSV")
     parser.add_argument("--tables", nargs="+", choices=TABLES, default=list(TABLES), help="the tables measured (default all)")
     args = parser.parse_args()
-    block = merged_config(REPO, [args.configfile])["mssa"]["regression"]
+    block = regression_block(args.configfile)
     layers_of = {name: options["layers"] for name, options in block["models"].items()}
     if args.tiny:
         block, layers_of = {**block, **TINY}, {name: TINY_LAYERS for name in layers_of}
@@ -311,7 +305,7 @@ def main() -> None:
     if "sharing" in args.tables:
         tables["sharing"] = sharing_table(block, layers_of, max(1, args.steps // 4), args.repeats, device)
     for name, table in tables.items():
-        print(f"\n== {name}\n{table.head(40).to_markdown(index=False, floatfmt='.4g')}", flush=True)
+        print(f"\n== {name}\n{table.head(40).to_string(index=False, float_format='{:.4g}'.format)}", flush=True)
         table.to_csv(args.out / f"{name}.csv", index=False)
 
 

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """The mssa study's in-context regression at the paper's scale, priced: each model of
 config/mssa_paper_scale.yaml trained for a few thousand of its 50,000 steps on one device, the time a
 step takes once warm, and the full run's cost extrapolated from it.
 
-    .venv/bin/python scripts/price_mssa.py --steps 2000 --device cuda
+    .venv/bin/python -m icdenoise.studies.mssa.tools.price --steps 2000 --device cuda
 
 The models, sizes, batch and learning rate are the config's (`mssa.regression`, merged over
 config/config.yaml); training is the pipeline's own `train_model`, so a step includes drawing its
@@ -15,17 +14,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(REPO / "scripts"))
-from benchmark import merged_config  # noqa: E402
-
-from icdenoise.maths.runtime import resolve_device  # noqa: E402
-from icdenoise.studies.mssa.transformers import build_model, parameter_count, train_model  # noqa: E402
+from icdenoise.maths.runtime import resolve_device
+from icdenoise.studies.mssa.tools import PAPER_SCALE, regression_block
+from icdenoise.studies.mssa.transformers import build_model, parameter_count, train_model
 
 
 class Records(logging.Handler):
@@ -46,10 +40,10 @@ def main() -> None:
     parser.add_argument("--device", default="auto", help="cpu, cuda or auto (default auto)")
     parser.add_argument("--task", default="sparse", help="the regression task (default sparse)")
     parser.add_argument("--models", nargs="*", help="the models to price (default: every model of the config)")
-    parser.add_argument("--configfile", type=Path, default=REPO / "config" / "mssa_paper_scale.yaml",
+    parser.add_argument("--configfile", type=Path, default=PAPER_SCALE,
                         help="merged over config/config.yaml (default config/mssa_paper_scale.yaml)")
     args = parser.parse_args()
-    block = merged_config(REPO, [args.configfile])["mssa"]["regression"]
+    block = regression_block(args.configfile)
     device = resolve_device(args.device)
     record_every = max(1, args.steps // 4)
     print(f"{args.configfile.name}: d {block['d']}, width {block['width']}, {block['heads']} heads, batch {block['batch']}, "
@@ -61,7 +55,7 @@ def main() -> None:
         if args.models and architecture not in args.models:
             continue
         model = build_model(architecture, block["d"], block["width"], block["heads"], options["layers"], block["examples"], 0)
-        log = logging.getLogger(f"price_mssa.{architecture}")
+        log = logging.getLogger(f"mssa.price.{architecture}")
         log.propagate = False
         log.setLevel(logging.INFO)
         records = Records()

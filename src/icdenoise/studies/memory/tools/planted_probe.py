@@ -5,9 +5,9 @@ memory.planted.success_threshold, per length T, on the regime grid of config/mem
 script runs the same computation (`planted.three_steps`, the block of config/config.yaml's memory.planted and its
 execution chunk size) at the lengths, widths d, sample count n and seeds it is given, one point at a time, and
 prints each point's recall after step 1, mean attention on the planted position after step 2, recall after step 3
-and seconds. It shows how far beyond a grid a crossing lies. It reads no ledger and writes nothing a rule reads.
+and seconds. It shows how far beyond a grid a crossing lies. It reads no ledger and writes nothing a rule reads. Run it from the repository's root.
 
-    PYTHONPATH=src python scripts/planted_probe.py --lengths 160 320 --ds 4096 8192 11585 --samples 1024 --seeds 0
+    python -m icdenoise.studies.memory.tools.planted_probe --lengths 160 320 --ds 4096 8192 11585 --samples 1024 --seeds 0
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import torch
 from icdenoise.pipeline.config import load_yaml
 from icdenoise.studies.memory.planted import three_steps
 
-REPO = Path(__file__).resolve().parent.parent
+CONFIG = Path("config") / "config.yaml"
 
 
 def main() -> None:
@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0], help="seeds (default 0)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    config = load_yaml(REPO / "config" / "config.yaml")
+    config = load_yaml(CONFIG)
     block = {**config["memory"]["planted"], **config["execution"]["memory"]["planted"]}
     print(f"N = {block['vocabulary']}, n = {args.samples}, success at recall ≥ {block['success_threshold']}")
     for length in args.lengths:
