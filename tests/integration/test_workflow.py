@@ -329,3 +329,24 @@ def test_a_local_run_never_has_more_jobs_running_than_the_machine_has_cores(smok
     assert 1 <= most_jobs_at_once(log) <= min(8, cores)
     if cores < 8:
         assert f"--cores/-j 8 is more than the {cores} cores this machine has" in log
+
+
+def test_the_smoke_plan_builds_the_scaled_language_models_every_seed_and_their_figure(smoke_plan, repo):
+    """Fig. 5 scaled (mssa.language): the corpus, one training job per model and seed of the smoke config, the three
+    tables the ledger and the figure read, and the figure, all in `all`."""
+    language = merged_config(repo)["mssa"]["language"]
+    trained = sorted(tuple(outputs) for rule, outputs in smoke_plan if rule == "train_mssa_language")
+    assert len(trained) == len(language["models"]) * len(language["seeds"])
+    planned = {path for _, outputs in smoke_plan for path in outputs}
+    assert {smoke_target(f"figures/mssa/language_{table}.parquet") for table in ("curves", "final", "parameters")} <= planned
+    assert figure_files("mssa/language") <= planned and smoke_target("results/mssa/language/corpus.parquet") in planned
+
+
+def test_the_smoke_runs_language_tables_hold_every_model_and_seed_with_counted_parameters(smoke_run, repo):
+    final = pd.read_parquet(smoke_run / SMOKE / "figures" / "mssa" / "language_final.parquet")
+    language = merged_config(repo)["mssa"]["language"]
+    assert sorted(zip(final["model"], final["seed"])) == sorted((m, s) for m in language["models"] for s in language["seeds"])
+    parameters = pd.read_parquet(smoke_run / SMOKE / "figures" / "mssa" / "language_parameters.parquet").set_index("model")
+    assert (parameters["parameters"] == parameters["parameters_closed_form"]).all()
+    assert parameters["has_mlp"].to_dict() == {"mssa": False, "mhsa": False, "transformer": True}
+    assert (final["val_loss"] < final["unigram_loss"] * 1.5).all()

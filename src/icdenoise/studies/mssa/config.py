@@ -24,6 +24,13 @@ def problems(config: dict) -> list[str]:
         problems.append(f"mssa.regression.test_seed: {regression['test_seed']} is also a training seed (allowed: any other seed)")
     if "transformer" not in regression["models"]:
         problems.append("mssa.regression.models: the transformer is the reference of every Fig. 6 comparison (allowed: a block with transformer)")
+    language = study["language"]
+    if "width" not in language["models"]["transformer"]:
+        problems.append("mssa.language.models.transformer.width: missing (the attention-only models' counts are matched to the transformer's)")
+    for architecture, settings in language["models"].items():
+        if settings.get("width", language["head_width"]) % language["head_width"]:
+            problems.append(f"mssa.language.models.{architecture}.width: {settings['width']} is not a multiple of mssa.language.head_width = "
+                            f"{language['head_width']}")
     case = study["leaderboard"]["case"]
     if case not in cases:
         problems.append(f"mssa.leaderboard.case: {case!r} is not configured under cases (configured: {', '.join(cases)})")

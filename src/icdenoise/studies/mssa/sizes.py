@@ -19,6 +19,7 @@ from icdenoise.pipeline.resources import (
 
 SECONDS_PER_TOKEN_LAYER = 5.0e-5  # the leaderboard's scores: sampling and MSSA, per prompt, token and layer
 # (measured 2.5e-5 on the 2-core EPYC, paper config: twice that, for slower machines)
+SECONDS_PER_LANGUAGE_CHARACTER = 6.0e-5  # a language model's training step, per character of its batch (language_job)
 
 
 def trajectory_job(rule: str, depth: int, n: int, snr: dict) -> JobEstimate:
@@ -49,6 +50,16 @@ def regression_job(wildcards: dict, config: dict) -> JobEstimate:
     return stated_request("train_mssa_regression", config["execution"]["mssa"]["regression"]["resources"])
 
 
+def language_job(wildcards: dict, config: dict) -> JobEstimate:
+    """The encoded corpus a few times over (4.6 million characters as int64) and the model's activations; time by the
+    characters trained on (measured 30 ms a step of 32 windows of 33 characters on one loaded core of the 2-core EPYC,
+    about 2.8e-5 s a character: twice that, for slower machines)."""
+    language = config["mssa"]["language"]
+    seconds = SECONDS_PER_LANGUAGE_CHARACTER * language["steps"] * language["batch"] * (language["context"] + 1)
+    return JobEstimate("train_mssa_language", INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + 3 * 8 * 4.8e6 / 2**20,
+                       TORCH_STARTUP_SECONDS + seconds)
+
+
 def scores_job(wildcards: dict, config: dict) -> JobEstimate:
     """A chunk's attention weights (K, L, L) and a few copies of its tokens (L, n) per prompt, three times
     over (scores, weights and their φ): measured 1658 MB against 2301 estimated on the paper config."""
@@ -64,4 +75,5 @@ def scores_job(wildcards: dict, config: dict) -> JobEstimate:
 
 SIZES: dict[str, SizeModel] = {"simulate_mssa_snr": snr_job, "sweep_mssa_snr": sweep_job, "sweep_mssa_softmax": softmax_sweep_job,
                                "train_mssa_regression": regression_job, "train_mssa_regression_grid_point": regression_job,
+                               "prepare_mssa_language_corpus": light, "train_mssa_language": language_job,
                                "score_mssa_denoisers": scores_job, "fit_mssa_regression_baselines": light}

