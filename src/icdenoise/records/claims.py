@@ -61,7 +61,8 @@ class Claim:
     statement: str
     measure: Measure
     needs: tuple[tuple[str, str], ...] = ()  # (key, study block): e.g. ("case", "fig3") - the claim's config
-    # block names a case, and it must be one of the study's fig3.cases
+    # block names a case, and it must be one of the study's fig3.cases; ("", block): the claim reads that sub-block
+    # and names nothing in it (its history dates it by the sub-blocks named here, icdenoise.records.history)
     rules: Mapping[str, Rule] = field(default_factory=dict)  # name → the claim's own inconclusive rule, applied
     # when the claim's config block lists the name under `inconclusive`
 
@@ -201,6 +202,11 @@ def reference_problems(registry: dict[str, Claim], claims_config: dict, study_co
     problems = []
     for claim_id, spec in claims_config.items():
         for key, block in registry[claim_id].needs:
+            if block not in study_config:
+                problems.append(f"{prefix}.{claim_id}: reads the sub-block {block!r}, which the study's block does not hold")
+                continue
+            if not key:
+                continue
             if key not in spec:
                 problems.append(f"{prefix}.{claim_id}.{key}: missing (the claim reads its {key} from the config)")
                 continue

@@ -78,14 +78,19 @@ def row_groups(table: pd.DataFrame) -> dict[str, pd.Series]:
     apart, the exploratory claims a confirmatory twin repeats (`repeated`, counted as the twin), the measurements
     with no verdict (`measured`), our earlier readings superseded by a claim as the source states it
     (`superseded`), the self-checks of our own code (`self_check`) and the claims counted with the claim that
-    implies them (`implied`)."""
+    implies them (`implied`). Each row is in one group: a superseded row in `superseded` alone, then a self-check in
+    `self_check`, then an implied row in `implied` (a twinned or MEASURED row implied by another is not counted again
+    as `repeated` or `measured`)."""
     registered = table["registered"].astype(bool) if "registered" in table else pd.Series(False, index=table.index)
     exploratory, superseded = _flag(table, "exploratory"), _flag(table, "superseded_by")
+    own, implied = _flag(table, "self_check") & ~superseded, _flag(table, "implied_by") & ~superseded
+    implied &= ~own
+    apart = superseded | own | implied  # each row in one group only: superseded, then self-check, then implied
     source = source_claims(table)
     return {"confirmatory": source & registered & ~exploratory, "exploratory": source & registered & exploratory,
-            "not_registered": source & ~registered, "repeated": twinned(table),
-            "measured": table["verdict"].eq("MEASURED") & ~superseded, "superseded": superseded,
-            "self_check": _flag(table, "self_check"), "implied": _flag(table, "implied_by")}
+            "not_registered": source & ~registered, "repeated": twinned(table) & ~apart,
+            "measured": table["verdict"].eq("MEASURED") & ~apart, "superseded": superseded,
+            "self_check": own, "implied": implied}
 
 
 HEADLINE_GROUPS = {  # row_groups' group → how the headline names it

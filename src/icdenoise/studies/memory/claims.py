@@ -5,7 +5,8 @@ capacity_confirmatory_fit (the same on the confirmatory twins' fresh seeds), zip
 zipf_confirmatory_fit (the Zipf tables of the twins' fresh draws), variance
 (the cross-talk statistics), zipf_fit (Zipf exponents), zipf_optimum (the best number of stored tokens per d),
 induction / induction_order (the induction-head runs; induction_shakespeare / induction_shakespeare_order the same on
-Shakespeare's character bigrams), factual / factual_needed / factual_dynamics (factual
+Shakespeare's character bigrams; induction_order_fresh / induction_order_shakespeare_fresh the 2-layer curves on
+memory.induction_order's fresh seeds), low_rank_regime (the searches of memory.low_rank_regime), factual / factual_needed / factual_dynamics (factual
 recall), planted / planted_boundary (the planted-token threshold), population_order / population_steps (three population
 steps) and noisy_logits (slide 23's one-step logits on noisy inputs). Each claim's test is in the config block
 `memory.claims`, written before the result was seen (docs/memory.md)."""
@@ -683,3 +684,181 @@ SHAKESPEARE_CLAIMS = {  # claim id → (the synthetic setting's claim it reads a
 SHAKESPEARE_CLAIM_RUNS = {name: INDUCTION_CLAIM_RUNS[original] for name, (original, _) in SHAKESPEARE_CLAIMS.items()}
 CLAIMS.update({name: replace(twin(original, SHAKESPEARE_TABLES), statement=statement)
                for name, (original, statement) in SHAKESPEARE_CLAIMS.items()})
+
+
+# Issue 55: each slide statement once, in its regime, on fresh seeds (docs/memory_claims_as_stated.md).
+
+def crossing_step(steps, values, level: float) -> float:
+    """The step at which a recorded curve first reaches `level`, interpolated linearly between the last record below
+    it and the first at or above it; the first recorded step if the curve starts at or above it; NaN if it never
+    reaches it."""
+    steps, values = np.asarray(steps, dtype=float), np.asarray(values, dtype=float)
+    order = np.argsort(steps, kind="stable")
+    steps, values = steps[order], values[order]
+    reached = np.flatnonzero(values >= level)
+    if reached.size == 0:
+        return float("nan")
+    first = int(reached[0])
+    if first == 0:
+        return float(steps[0])
+    before, after = values[first - 1], values[first]
+    return float(steps[first - 1] + (level - before) / (after - before) * (steps[first] - steps[first - 1]))
+
+
+ORDER_PROBES = ("rank_wov2", "rank_wkq2", "rank_wkq1")  # slide 20's order, as rank-recall columns of the curves
+
+
+def crossing_gaps(curves: pd.DataFrame, optimizer: str, level: float) -> pd.DataFrame:
+    """Per 2-layer seed trained with `optimizer`: the steps at which the rank-recall probes of W_OV², W_KQ², W_KQ¹
+    cross `level` (`crossing_step`) and the two gaps of slide 20's order, `first` = t(W_KQ²) − t(W_OV²) and
+    `second` = t(W_KQ¹) − t(W_KQ²); both positive when the probes cross in the slide's order."""
+    rows = curves[(curves["layers"] == 2) & (curves["optimizer"] == optimizer)]
+    table = []
+    for seed, run in rows.groupby("seed", sort=True):
+        crossed = [crossing_step(run["step"], run[column], level) for column in ORDER_PROBES]
+        table.append({"seed": seed, **dict(zip(ORDER_PROBES, crossed)), "first": crossed[1] - crossed[0],
+                      "second": crossed[2] - crossed[1]})
+    return pd.DataFrame(table, columns=["seed", *ORDER_PROBES, "first", "second"])
+
+
+ORDER_CONDITIONS = (("induction_order_fresh", "adam"), ("induction_order_fresh", "sgd"),
+                    ("induction_order_shakespeare_fresh", "sgd"))  # (curves table, optimizer) of each condition
+
+
+def smallest_mean_gap(gaps: list[np.ndarray], resamples: int, seed: int) -> tuple[float, tuple[float, float]]:
+    """The smallest of the mean gaps (one array of per-seed gaps per condition and gap) and the 95% percentile
+    bootstrap interval of that smallest mean: each resample draws every condition's seeds with replacement (the two
+    gaps of one condition share the draw: `gaps` comes in pairs per condition)."""
+    rng = np.random.default_rng(seed)
+    smallest = min(float(np.mean(values)) for values in gaps)
+    pairs = [(gaps[index], gaps[index + 1]) for index in range(0, len(gaps), 2)]
+    draws = np.full(resamples, np.inf)
+    for first, second in pairs:
+        picks = rng.integers(0, first.size, size=(resamples, first.size))
+        draws = np.minimum(draws, np.minimum(first[picks].mean(axis=1), second[picks].mean(axis=1)))
+    tail = (1 - LEVEL) / 2
+    return smallest, (float(np.quantile(draws, tail)), float(np.quantile(draws, 1 - tail)))
+
+
+def _order_gaps(frames: Frames, spec: dict) -> list[tuple[str, str, pd.DataFrame]]:
+    return [(table, optimizer, crossing_gaps(frames[table], optimizer, spec["level"])) for table, optimizer in ORDER_CONDITIONS]
+
+
+def _smallest_order_gap(frames: Frames, spec: dict) -> Measurement:
+    """Slide 20's order W_OV² → W_KQ² → W_KQ¹ as a smooth quantity: in each condition (synthetic π_b with Adam and
+    with SGD, Shakespeare's π_b with SGD) and for each of the two consecutive pairs, the mean over seeds of the gap
+    between the pair's crossing steps (`crossing_gaps`); the value is the smallest of these six means (positive when
+    every condition shows both steps of the order on average), with its bootstrap interval over seeds. NaN when a
+    probe does not cross the level within the budget (the rule `not_crossed`)."""
+    conditions = _order_gaps(frames, spec)
+    gaps = [gap[part].to_numpy(float) for _, _, gap in conditions for part in ("first", "second")]
+    if any(values.size == 0 or not np.all(np.isfinite(values)) for values in gaps):
+        return Measurement(np.array([np.nan]))
+    value, interval = smallest_mean_gap(gaps, spec["resamples"], spec["bootstrap_seed"])
+    means = "; ".join(f"{table.removesuffix('_fresh').removeprefix('induction_order').strip('_') or 'synthetic'} "
+                      f"{optimizer}: {gap['first'].mean():.4g}, {gap['second'].mean():.4g}" for table, optimizer, gap in conditions)
+    return Measurement(np.array([value]), interval,
+                       f"95% percentile bootstrap over seeds ({spec['resamples']} resamples) of the smallest of the six mean "
+                       f"gaps in steps (W_KQ² − W_OV², W_KQ¹ − W_KQ² per condition: {means})")
+
+
+def _not_crossed(frames: Frames, spec: dict) -> str | None:
+    """Inconclusive rule `not_crossed`: a probe of some seed never reaches the level within the step budget, so that
+    seed's gap is undefined."""
+    missing = [f"{table} {optimizer} seed {row.seed}" for table, optimizer, gap in _order_gaps(frames, spec)
+               for row in gap.itertuples() if not (np.isfinite(row.first) and np.isfinite(row.second))]
+    return f"a probe does not reach rank recall {spec['level']:g} within the budget: {', '.join(missing)}" if missing else None
+
+
+def in_low_rank_regime(widths, ds, factor: float) -> np.ndarray:
+    """Whether each (m, d) is in slide 9's low-rank regime m ≫ ln N, read as m ≥ factor · 2 ln(m·d): a wrong output's
+    score against the right one is about 1/√m, so beating the N − 1 wrong outputs needs m ≳ 2 ln N (docs/memory.md,
+    "Low-rank memory"), and the slides' own N ≈ m·d bounds ln N from above."""
+    widths, ds = np.asarray(widths, dtype=float), np.asarray(ds, dtype=float)
+    return widths >= factor * 2 * np.log(widths * ds)
+
+
+def _low_rank_regime_rows(frames: Frames, spec: dict) -> pd.DataFrame:
+    table = frames["low_rank_regime"]
+    return table[in_low_rank_regime(table["m"], table["d"], spec["regime_factor"])]
+
+
+def _low_rank_slope_in_regime(frames: Frames, spec: dict) -> Measurement:
+    """The log-log slope of the low-rank capacity on m·d over the (d, m, seed) points of the fresh regime grid in the
+    regime (`in_low_rank_regime`), seeds pooled, with its 95% confidence interval; NaN with fewer than 3 points."""
+    rows = _low_rank_regime_rows(frames, spec)
+    fit = loglog_slope_where_defined(rows["params_md"], rows["capacity"])
+    return Measurement(np.array([fit["slope"]]), (fit["ci_low"], fit["ci_high"]),
+                       f"95% confidence interval of the least-squares slope over {len(rows)} searches in the regime")
+
+
+def _too_few_in_regime(frames: Frames, spec: dict) -> str | None:
+    """Inconclusive rule `too_few_in_regime`: fewer than 3 searches at 2 values of m·d lie in the regime."""
+    rows = _low_rank_regime_rows(frames, spec)
+    if len(rows) >= 3 and rows["params_md"].nunique() >= 2:
+        return None
+    return f"{len(rows)} searches at {rows['params_md'].nunique()} values of m·d in the regime m ≥ {spec['regime_factor']:g}·2 ln(m d)"
+
+
+def _smallest_rank_after_own_step(frames: Frames, spec: dict) -> np.ndarray:
+    """Per seed: the smallest, over W_OV², W_KQ², W_KQ¹, of the probe's rank recall after the step on its own matrix."""
+    return np.array([min(rise["after"] for rise in own_step_rises(run).values())
+                     for _, run in frames["population_steps"].groupby("seed", sort=True)])
+
+
+def _on_both_alphas(measure):
+    """The measure at each α of ZIPF_CLAIM_ALPHAS, its values concatenated (α = 1.5 first)."""
+    return lambda frames, spec: np.concatenate([np.atleast_1d(measure(frames, {**spec, "alpha": alpha}))
+                                                for alpha in ZIPF_CLAIM_ALPHAS.values()])
+
+
+CLAIMS.update({
+    "induction_learning_order_gap": Claim(
+        "slide 20", "natural learning order: W_OV² first, W_KQ² next, W_KQ¹ last (ours: per 2-layer seed, the steps at "
+        "which the rank-recall probes cross the level, interpolated between records, and the gaps W_KQ² − W_OV² and "
+        "W_KQ¹ − W_KQ²; the smallest mean gap over the conditions - synthetic π_b with Adam and with SGD, Shakespeare's "
+        "π_b with SGD - on fresh seeds, with its bootstrap interval over seeds)", _smallest_order_gap,
+        rules={"not_crossed": _not_crossed}),
+    "low_rank_capacity_md_in_regime": Claim(
+        "slide 9", "low rank W₁ᵀW₂, m ≤ d: N ≈ m d (ours: fitted slope of log capacity on log m·d over the fresh regime "
+        "grid's searches with m ≫ ln N, read as m ≥ regime_factor · 2 ln(m d), seeds pooled)", _low_rank_slope_in_regime,
+        rules={"too_few_in_regime": _too_few_in_regime}),
+    "population_steps_rank_after_own_step": Claim(
+        "slides 20-21", "three gradient steps on the population loss, first on W_OV², then W_KQ², then W_KQ¹, recover the "
+        "induction head's memories (ours: per seed, the smallest rank recall of the three probes after the step on its "
+        "own matrix; reported with no verdict)", _smallest_rank_after_own_step),
+    "gamma_variance_over_slides": Claim(
+        "slide 9", "Var[γ_{z,y}] ≲ n_y/d + (N − n_y)/d² (ours: the largest simulated variance over that expression, over "
+        "the grid, with a simultaneous 95% interval; reported with no verdict)", _largest_variance_over_slides_with_interval),
+    "zipf_seen_memory_term": Claim(
+        "slide 32, Theorem ②", "for d ≫ N the memory term is negligible (ours: per fresh draw and α = 1.5, 2, the largest "
+        "error of q = 1{seen} on the tokens it stored, over the n sweep, on the small vocabulary at the n sweep's d; "
+        "reported with no verdict)",
+        on_tables(_on_both_alphas(_largest_stored_error_small_vocabulary), ZIPF_TWIN_TABLES)),
+    "zipf_optimum_best_k_over_d": Claim(
+        "slide 32", "can store at most d memories (ours: per fresh draw and α = 1.5, 2, the largest k*(d)/d over the d "
+        "sweep; reported with no verdict)", on_tables(_on_both_alphas(_largest_best_k_over_d), ZIPF_TWIN_TABLES)),
+})
+
+
+def _reads(claim_id: str) -> tuple[str, ...]:
+    """The sub-blocks of `memory` whose settings a claim's tables are computed from (its `needs`)."""
+    if claim_id == "induction_learning_order_gap":
+        return ("induction", "induction_shakespeare", "induction_order")
+    if claim_id in SHAKESPEARE_CLAIMS:
+        return ("induction_shakespeare",)
+    if claim_id in CAPACITY_TWINS:
+        return ("capacity", "capacity_confirmatory")
+    if claim_id in ZIPF_TWINS or claim_id in ("zipf_seen_memory_term", "zipf_optimum_best_k_over_d"):
+        return ("zipf", "zipf_confirmatory")
+    if claim_id == "low_rank_capacity_md_in_regime":
+        return ("capacity", "low_rank_regime")
+    prefixes = (("low_rank_", ("capacity", "low_rank")), ("mlp_", ("mlp",)), ("gamma_", ("variance", "capacity")),
+                ("zipf_", ("zipf",)), ("induction_", ("induction",)), ("factual_dynamics", ("factual_dynamics",)),
+                ("factual_hallucination", ("factual_dynamics",)), ("factual_", ("factual",)), ("planted_", ("planted",)),
+                ("population_", ("population_steps",)), ("noisy_step_logit", ("noisy_logits",)), ("", ("capacity",)))
+    return next(blocks for prefix, blocks in prefixes if claim_id.startswith(prefix))
+
+
+CLAIMS.update({name: replace(claim, needs=claim.needs + tuple(("", block) for block in _reads(name)))
+               for name, claim in CLAIMS.items()})

@@ -27,6 +27,17 @@ def problems(config: dict) -> list[str]:
     if too_wide:
         problems.append(f"memory.low_rank.widths: {too_wide} exceed the smallest d = {min(low_rank['ds'])} (allowed: m ≤ d, "
                         "the slides' low-rank regime)")
+    shared = sorted(set(study["low_rank_regime"]["seeds"]) & (set(low_rank["seeds"]) | set(study["capacity_confirmatory"]["seeds"])))
+    if shared:
+        problems.append(f"memory.low_rank_regime.seeds: {shared} are also seeds of memory.low_rank.seeds or "
+                        "memory.capacity_confirmatory.seeds (allowed: fresh seeds only)")
+    shared = sorted(set(study["induction_order"]["seeds"]) & (set(study["induction"]["seeds"]) | set(study["induction_shakespeare"]["seeds"])))
+    if shared:
+        problems.append(f"memory.induction_order.seeds: {shared} are also seeds of memory.induction.seeds or "
+                        "memory.induction_shakespeare.seeds (allowed: fresh seeds only)")
+    if 2 not in study["induction"]["layers"] or 2 not in study["induction_shakespeare"]["layers"]:
+        problems.append("memory.induction_order: the order is read on 2-layer runs (allowed: 2 in memory.induction.layers and "
+                        "memory.induction_shakespeare.layers)")
     mlp = study["mlp"]
     if mlp["threshold"] <= 1 / mlp["outputs"]:
         problems.append(f"memory.mlp.threshold: {mlp['threshold']} is at or below chance 1/M = {1 / mlp['outputs']:.3g} "
@@ -47,7 +58,7 @@ def problems(config: dict) -> list[str]:
         problems.append(f"memory.zipf_confirmatory.seeds: {shared} are also draws of memory.zipf.seeds (allowed: fresh draws only)")
     for claim_id in study["claims"]:
         suffix = claim_id.removesuffix("_confirmatory").rsplit("_a", 1)[-1]
-        if claim_id.startswith("zipf_") and ZIPF_CLAIM_ALPHAS[suffix] not in study["zipf"]["alphas"]:
+        if claim_id.startswith("zipf_") and suffix in ZIPF_CLAIM_ALPHAS and ZIPF_CLAIM_ALPHAS[suffix] not in study["zipf"]["alphas"]:
             problems.append(f"memory.claims.{claim_id}: measured at α = {ZIPF_CLAIM_ALPHAS[suffix]:g}, which is not in memory.zipf.alphas "
                             f"{study['zipf']['alphas']}")
     induction = study["induction"]

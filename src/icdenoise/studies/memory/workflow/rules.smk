@@ -94,6 +94,15 @@ job_rule(
 )
 
 job_rule(
+    "bisect_memory_low_rank_regime",
+    "Slide 9: the bisected capacity of the low-rank memory W₁ᵀW₂ on the regime grid's fresh seeds, per d, m and seed.",
+    "scripts/bisect_memory_low_rank.py",
+    "<results>/memory/low_rank_regime.parquet",
+    params=dict(block=canonical(MEMORY["low_rank_regime"]), capacity=canonical(MEMORY["capacity"])),
+    cache=True,
+)
+
+job_rule(
     "train_memory_mlp",
     "Slide 9: the capacity of a trained one-hidden-layer MLP per width m and seed, at one d.",
     "scripts/train_memory_mlp.py",
@@ -218,6 +227,43 @@ job_rule(
             induction_layers=SHAKESPEARE["layers"],
             optimizer=list(SHAKESPEARE["optimizers"]),
             induction_seed=SHAKESPEARE["seeds"],
+        )
+    ),
+    params=dict(block=canonical(SHAKESPEARE)),
+    local=True,
+)
+
+job_rule(
+    "summarise_memory_induction_order_fresh",
+    "Slide 20 on fresh seeds: the 2-layer runs of memory.induction from memory.induction_order's seeds, their curves in one table.",
+    "scripts/summarise_memory_induction.py",
+    dict(curves="<figures>/memory/induction_order_fresh.parquet", order="<results>/memory/induction_order_fresh_order.parquet"),
+    input=dict(
+        runs=expand(
+            rules.train_memory_induction.output[0],
+            induction_layers=[2],
+            optimizer=list(MEMORY["induction"]["optimizers"]),
+            induction_seed=MEMORY["induction_order"]["seeds"],
+        )
+    ),
+    params=dict(block=canonical(MEMORY["induction"])),
+    local=True,
+)
+
+job_rule(
+    "summarise_memory_induction_order_shakespeare_fresh",
+    "Slide 20 on fresh seeds in the slides' setting: the 2-layer Shakespeare runs from memory.induction_order's seeds, their curves in one table.",
+    "scripts/summarise_memory_induction.py",
+    dict(
+        curves="<figures>/memory/induction_order_shakespeare_fresh.parquet",
+        order="<results>/memory/induction_order_shakespeare_fresh_order.parquet",
+    ),
+    input=dict(
+        runs=expand(
+            rules.train_memory_induction_shakespeare.output[0],
+            induction_layers=[2],
+            optimizer=list(SHAKESPEARE["optimizers"]),
+            induction_seed=MEMORY["induction_order"]["seeds"],
         )
     ),
     params=dict(block=canonical(SHAKESPEARE)),
@@ -465,6 +511,9 @@ ledger_rule(
         induction_order=rules.summarise_memory_induction.output.order,
         induction_shakespeare=rules.summarise_memory_induction_shakespeare.output.curves,
         induction_shakespeare_order=rules.summarise_memory_induction_shakespeare.output.order,
+        induction_order_fresh=rules.summarise_memory_induction_order_fresh.output.curves,
+        induction_order_shakespeare_fresh=rules.summarise_memory_induction_order_shakespeare_fresh.output.curves,
+        low_rank_regime=rules.bisect_memory_low_rank_regime.output[0],
         factual=rules.summarise_memory_factual.output.grid,
         factual_needed=rules.summarise_memory_factual.output.needed,
         factual_dynamics=rules.simulate_memory_factual_dynamics.output[0],
