@@ -13,6 +13,15 @@ import pandas as pd
 from icdenoise.records.claims import LEVEL, Claim, Frames, Measurement, mean_interval
 
 
+# The sub-blocks of `alltoken` whose tables each claim reads (Claim.needs, a name-free entry per block): what dates its
+# deciding settings in the ledger's history (icdenoise.records.history).
+BEFORE_AFTER = (("", "before_after"),)
+FLOW = (("", "particle_flow"),)
+VARIANCE = (("", "variance"),)
+GAUSSIAN = (("", "gaussian"),)
+MSE = (("", "mse"),)
+CROSS_BANDWIDTH = (("", "mse"), ("", "cross_bandwidth"))
+
 def _bars(frames: Frames, estimator: str) -> pd.DataFrame:
     table = frames["mse_by_n"]
     return table[table["estimator"] == estimator].set_index("N")["mse_over_sigma2"].sort_index()
@@ -323,7 +332,7 @@ def _excess_at_one_over_sigma2(frames: Frames, spec: dict) -> Measurement:
 _CLUSTERS_OVER_SEEDS = Claim("particle-flow figure", "With β = 20 the particles collapse prematurely into spurious clusters at "
                              "finite N (ours: per replicate seed, the clusters holding at least mass_floor of the particles at L*, "
                              "true prior: 2; the mean over seeds)",
-                             _clusters_over_seeds, rules={"smaller_beta": _not_specific_to_beta_over_seeds})
+                             _clusters_over_seeds, rules={"smaller_beta": _not_specific_to_beta_over_seeds}, needs=FLOW)
 
 # The claims over the replicate flows: each reads the seeds its block lists (`seeds`), all of them in
 # alltoken.particle_flow.replicate_seeds; a twin's seeds share none with those of the claim it confirms.
@@ -331,63 +340,63 @@ REPLICATE_SEED_CLAIMS = {"flow_beta20_premature_clusters_over_seeds": None,
                          "flow_beta20_premature_clusters_confirmatory": "flow_beta20_premature_clusters_over_seeds"}
 
 CLAIMS: dict[str, Claim] = {
-    "fig4a_stage1_only_bar": Claim("Fig. 4(a) chart", "Stage 1 alone performs poorly at MSE/σ² = 1.76 (N = 8000, β = 20, L = 200)", _stage1_bar),
+    "fig4a_stage1_only_bar": Claim("Fig. 4(a) chart", "Stage 1 alone performs poorly at MSE/σ² = 1.76 (N = 8000, β = 20, L = 200)", _stage1_bar, needs=MSE),
     "fig4a_within_70pc_of_bayes": Claim("Fig. 4(a) text", "At N = 8000 the two-stage estimator reaches within 70% of Bayes-optimal "
-                                        "(ours: two-stage MSE / Bayes MSE)", _two_stage_over_bayes),
+                                        "(ours: two-stage MSE / Bayes MSE)", _two_stage_over_bayes, needs=MSE),
     "fig4a_larger_n_closes_gap": Claim("Fig. 4(a) text", "More context length N consistently closes the gap to Bayes (ours: the largest "
-                                       "increase of the relative gap from one N to the next)", _largest_gap_increase),
+                                       "increase of the relative gap from one N to the next)", _largest_gap_increase, needs=MSE),
     "fig4a_larger_n_closes_gap_paired": Claim("Fig. 4(a) text", "More context length N consistently closes the gap to Bayes (ours: "
                                               "the largest increase from one N to the next of the relative gap, per "
                                               "context (two-stage − Bayes MSE) / Bayes MSE on the shared contexts, "
-                                              "averaged over the contexts)", _largest_paired_gap_increase),
+                                              "averaged over the contexts)", _largest_paired_gap_increase, needs=MSE),
     "fig1_depth0_near_center": Claim("first figure", "Without Stage 1 (L = 0) the estimate for the query near +1.4 lands near the "
-                                     "center (ours: x̂* over draws)", lambda frames, spec: _estimate_at(frames, "first")),
+                                     "center (ours: x̂* over draws)", lambda frames, spec: _estimate_at(frames, "first"), needs=BEFORE_AFTER),
     "fig1_depth40_near_plus_two": Claim("first figure", "After 40 self-attention steps the query is denoised to x̂* ≈ +2 (ours: x̂* over draws)",
-                                        lambda frames, spec: _estimate_at(frames, "last")),
+                                        lambda frames, spec: _estimate_at(frames, "last"), needs=BEFORE_AFTER),
     "fig1_depth40_query_in_particles_measured": Claim("first figure", "After 40 self-attention steps the query is denoised to "
                                                       "x̂* ≈ +2, read with the query one of the particles Stage 1 refines "
                                                       "(ours: x̂* over draws)",
-                                                      lambda frames, spec: _query_estimates_at_depth(frames, "estimate")),
+                                                      lambda frames, spec: _query_estimates_at_depth(frames, "estimate"), needs=BEFORE_AFTER),
     "fig1_depth40_query_apart_measured": Claim("first figure", "After 40 self-attention steps the query is denoised to x̂* ≈ +2, "
                                                "read with the query apart from the particles: Stage 1 refines the other tokens "
                                                "only (ours: x̂* over the same draws)",
-                                               lambda frames, spec: _query_estimates_at_depth(frames, "estimate_query_apart")),
+                                               lambda frames, spec: _query_estimates_at_depth(frames, "estimate_query_apart"), needs=BEFORE_AFTER),
     "fig4a_two_stage_beats_stage2_only": Claim("Section 'Why depth is necessary', on Fig. 4(a)'s symmetric mixture",
                                                "Stage 2 alone (L = 0) is pulled toward the center of a symmetric mixture; only "
                                                "after Stage 1 has refined the particles can Stage 2 distinguish the modes (ours: "
                                                "per context at the largest N, (two-stage − Stage-2-only MSE) / Bayes MSE, paired "
-                                               "over the shared contexts)", _paired_gap_to_stage2_only),
+                                               "over the shared contexts)", _paired_gap_to_stage2_only, needs=MSE),
     "variance_beta5_reaches_zero": Claim("variance chart", "β = 5 tracks the linear decay, reaching v ≈ 0 at T* = 0.125 (ours: v(T*)/σ² per seed)",
-                                         _variance_at_t_star),
+                                         _variance_at_t_star, needs=VARIANCE),
     "variance_beta1_follows_ode": Claim("variance chart", "β = 1 is governed by the corrected ODE dv/dt = −2v/(v + 1/β) (ours: the largest "
-                                        "|v − v_ODE|/σ² up to 2T* per seed)", _variance_off_ode),
+                                        "|v − v_ODE|/σ² up to 2T* per seed)", _variance_off_ode, needs=VARIANCE),
     "flow_beta20_premature_clusters": Claim("particle-flow figure", "With β = 20 the particles collapse prematurely into spurious clusters at "
                                             "finite N (ours: clusters holding at least mass_floor of the particles at L*, true prior: 2)",
-                                            _clusters_at_theory_depth, rules={"smaller_beta": _not_specific_to_beta}),
+                                            _clusters_at_theory_depth, rules={"smaller_beta": _not_specific_to_beta}, needs=FLOW),
     "flow_beta20_premature_clusters_over_seeds": _CLUSTERS_OVER_SEEDS,
     "flow_beta20_premature_clusters_confirmatory": _CLUSTERS_OVER_SEEDS,  # the same claim on its own fresh seeds
     "gaussian_converges_at_t_beta": Claim("Theorem 5.1", "For a Gaussian prior Γ converges to Σ₀ at T = T_β as β → ∞ (ours: the "
                                           "log–log slope over β of the largest |λ/λ₀ − 1| at T_β)", _convergence_trend,
-                                          rules={"single_beta": _one_beta}),
+                                          rules={"single_beta": _one_beta}, needs=GAUSSIAN),
     "stage2_beta_c_is_one_over_sigma2": Claim("Stage 2 of the two-stage estimator", "β_c = 1/σ² is derived, not learned: with "
                                               "Stage 1 fixed at L*, no other cross-attention bandwidth does better (ours: β_c σ² of the "
                                               "lowest two-stage MSE over a scan)", _best_cross_bandwidth,
-                                              rules={"grid_edge": _cross_bandwidth_at_grid_edge}),
+                                              rules={"grid_edge": _cross_bandwidth_at_grid_edge}, needs=CROSS_BANDWIDTH),
     "depth_l_star_is_best": Claim("Section 'A fixed bandwidth'", "L* ≈ βσ²/(2η) is the right depth (ours: the best depth of the "
                                   "two-stage MSE at the largest N, over L*)", _best_depth_over_theory,
-                                  rules={"grid_edge": _best_depth_at_grid_edge}),
+                                  rules={"grid_edge": _best_depth_at_grid_edge}, needs=MSE),
     "depth_l_star_is_best_over_contexts": Claim("Section 'A fixed bandwidth'", "L* ≈ βσ²/(2η) is the right depth (ours: the best "
                                                 "depth of the two-stage MSE at the largest N, over L*, with the 95% range of that "
                                                 "argmin under a bootstrap over the contexts)", _best_depth_over_contexts,
-                                                rules={"grid_edge": _best_depth_at_grid_edge}),
+                                                rules={"grid_edge": _best_depth_at_grid_edge}, needs=MSE),
     "depth_l_star_excess_over_best_measured": Claim("Section 'A fixed bandwidth'", "'The optimal integration horizon is T* = σ²/2 ... "
                                                     "In terms of layers: L* ≈ βσ²/(2η). No schedule needed — just the right "
                                                     "depth' (ours: at the largest N, the two-stage MSE at L* over the lowest "
                                                     "over the depth grid, minus 1, mean over contexts, with a parametric "
-                                                    "bootstrap over the contexts)", _excess_at_theory_depth),
+                                                    "bootstrap over the contexts)", _excess_at_theory_depth, needs=MSE),
     "stage2_beta_c_excess_over_best_measured": Claim("Stage 2 of the two-stage estimator", "'Stage 2 bandwidth βc = 1/σ²: the "
                                                      "Bayesian posterior bandwidth — derived from the Gaussian noise model, not "
                                                      "learned' (ours: with Stage 1 at L*, the two-stage MSE at β_c = 1/σ² over "
                                                      "the lowest over the scanned β_c, minus 1, mean over contexts, with a "
-                                                     "parametric bootstrap over the contexts)", _excess_at_one_over_sigma2),
+                                                     "parametric bootstrap over the contexts)", _excess_at_one_over_sigma2, needs=CROSS_BANDWIDTH),
 }
