@@ -167,8 +167,8 @@ BAD = [
      "allowed keys: architecture, band, comparison, delta, exploratory, implied_by, inconclusive, layers, model, no_verdict, paper_value, phi, "
      "plateau, regression_task, self_check, superseded_by, tolerance, tolerance_reason, unigram_fraction, versus, versus_architecture"),
     (lambda c: c["memory"]["claims"]["zipf_seen_n_exponent_a20"].update(case="gmm"), "memory.claims.zipf_seen_n_exponent_a20",
-     "allowed keys: comparison, exploratory, floor_factor, implied_by, inconclusive, no_verdict, paper_value, self_check, superseded_by, tolerance, "
-     "tolerance_reason"),
+     "allowed keys: bootstrap_seed, comparison, exploratory, floor_factor, implied_by, inconclusive, level, no_verdict, paper_value, "
+     "regime_factor, resamples, self_check, superseded_by, tolerance, tolerance_reason"),
     (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].pop("tolerance_reason"), "alltoken.claims.fig4a_stage1_only_bar",
      "required keys: paper_value, comparison, tolerance, tolerance_reason, inconclusive"),
     (lambda c: c["alltoken"]["claims"]["fig4a_stage1_only_bar"].update(no_verdict="the source gives no number to test"),

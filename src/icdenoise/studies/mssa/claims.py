@@ -107,6 +107,7 @@ def _error_at_most_examples(frames: Frames, spec: dict) -> np.ndarray:
 
 
 LANGUAGE_PAIR = (("model", "language"), ("versus", "language"))
+SNR, REGRESSION = (("", "snr"),), (("", "regression"),)  # the sub-blocks the Fig. 4 and Fig. 6 claims read
 BOOTSTRAP_DRAWS = 2000  # resamples of the seeds for a language claim's interval
 
 
@@ -161,45 +162,45 @@ def _stuck_at_unigram(frames: Frames, spec: dict) -> str | None:
 
 CLAIMS: dict[str, Claim] = {
     "theorem31_rate_first_layers": Claim("Theorem 3.1, eq. 8", "Each layer multiplies the SNR by exactly 1 + ητ (ours: the largest relative "
-                                         "error of SNR_ℓ/SNR_{ℓ−1} over the first `layers` layers, thresholded φ)", _largest_rate_error),
+                                         "error of SNR_ℓ/SNR_{ℓ−1} over the first `layers` layers, thresholded φ)", _largest_rate_error, needs=SNR),
     "theorem31_rate_every_layer": Claim("Theorem 3.1, eq. 8", "… for each layer ℓ ≤ L − 1 (ours: the largest relative error of the ratio "
-                                        "over every layer of the Fig. 4 depth, thresholded φ)", _largest_rate_error),
+                                        "over every layer of the Fig. 4 depth, thresholded φ)", _largest_rate_error, needs=SNR),
     "fig4_delta02_on_theory_line": Claim("Fig. 4 left, Sec. 3.2", "At δ = 0.2 the measured SNR follows the linear-rate growth (ours: "
                                          "per seed, the SNR gain reached while the SNR stays within `band` of SNR₀ (1 + ητ)^ℓ)",
-                                         _gain_on_line, rules={"depth_short": _depth_too_short}),
+                                         _gain_on_line, rules={"depth_short": _depth_too_short}, needs=SNR),
     "fig4_delta05_on_theory_line": Claim("Fig. 4 right, Sec. 3.2", "At δ = 0.5 the measured SNR follows the linear-rate growth (ours: "
                                          "per seed, the SNR gain reached while the SNR stays within `band` of SNR₀ (1 + ητ)^ℓ)",
-                                         _gain_on_line, rules={"depth_short": _depth_too_short}),
+                                         _gain_on_line, rules={"depth_short": _depth_too_short}, needs=SNR),
     "fig4_softmax_snr_grows": Claim("Fig. 4, Sec. 3.2", "The layers denoise: the SNR grows with depth (ours: plain softmax φ, per seed "
-                                    "the largest SNR_ℓ/SNR₀ over the layers)", _largest_gain, rules={"depth_short": _depth_too_short}),
+                                    "the largest SNR_ℓ/SNR₀ over the layers)", _largest_gain, rules={"depth_short": _depth_too_short}, needs=SNR),
     "fig4_delta02_follows_line_measured": Claim("Fig. 4 left, Sec. 3.2", "At δ = 0.2 the measured SNR follows the linear-rate growth; "
                                                 "the paper gives no number for how far (ours: per seed, the SNR gain reached while "
-                                                "the SNR stays within `band` of SNR₀ (1 + ητ)^ℓ)", _gain_on_line),
+                                                "the SNR stays within `band` of SNR₀ (1 + ητ)^ℓ)", _gain_on_line, needs=SNR),
     "fig4_delta05_follows_line_measured": Claim("Fig. 4 right, Sec. 3.2", "At δ = 0.5 the measured SNR follows the linear-rate growth; "
                                                 "the paper gives no number for how far (ours: per seed, the SNR gain reached while "
-                                                "the SNR stays within `band` of SNR₀ (1 + ητ)^ℓ)", _gain_on_line),
+                                                "the SNR stays within `band` of SNR₀ (1 + ητ)^ℓ)", _gain_on_line, needs=SNR),
     "fig4_softmax_snr_gain_measured": Claim("Fig. 4, Sec. 3.2", "The layers denoise: the SNR grows with depth; the paper gives no "
                                             "number for plain softmax φ (ours: per seed the largest SNR_ℓ/SNR₀ over the layers)",
-                                            _largest_gain),
+                                            _largest_gain, needs=SNR),
     "fig6_linear_mssa_close_to_transformer": Claim("Fig. 6 left, Sec. 4.2.2", "AoT-MSSA in-context learns linear functions close to the "
                                                    "transformer (ours: mean gap in normalized error over k ≥ d)", _gap_to_versus,
-                                               rules={"plateau": _reference_on_plateau}),
+                                               rules={"plateau": _reference_on_plateau}, needs=REGRESSION),
     "fig6_linear_mhsa_close_to_transformer": Claim("Fig. 6 left, Sec. 4.2.2", "AoT-MHSA in-context learns linear functions close to the "
                                                    "transformer (ours: mean gap in normalized error over k ≥ d)", _gap_to_versus,
-                                               rules={"plateau": _reference_on_plateau}),
+                                               rules={"plateau": _reference_on_plateau}, needs=REGRESSION),
     "fig6_sparse_mssa_close_to_transformer": Claim("Fig. 6 right, Sec. 4.2.2", "AoT-MSSA in-context learns sparse linear functions close "
                                                    "to the transformer (ours: mean gap over k ≥ d)", _gap_to_versus,
-                                               rules={"plateau": _reference_on_plateau}),
+                                               rules={"plateau": _reference_on_plateau}, needs=REGRESSION),
     "fig6_sparse_mhsa_close_to_transformer": Claim("Fig. 6 right, Sec. 4.2.2", "AoT-MHSA in-context learns sparse linear functions close "
                                                    "to the transformer (ours: mean gap over k ≥ d)", _gap_to_versus,
-                                               rules={"plateau": _reference_on_plateau}),
+                                               rules={"plateau": _reference_on_plateau}, needs=REGRESSION),
     "fig6_mssa_learns_linear_in_context": Claim("Fig. 6 left, Sec. 4.2.2", "AoT-MSSA can in-context learn linear functions (ours: its "
-                                                "normalized error at the most examples, per seed)", _error_at_most_examples),
+                                                "normalized error at the most examples, per seed)", _error_at_most_examples, needs=REGRESSION),
     "fig6_mssa_learns_linear_in_context_off_plateau": Claim("Fig. 6 left, Sec. 4.2.2", "'We observe that our AoT architecture can "
                                                             "in-context learn linear functions' (ours: AoT-MSSA's normalized "
                                                             "error at the most examples, per seed; undecided while MSSA itself "
                                                             "has not left the zero predictor's plateau)", _error_at_most_examples,
-                                                            rules={"plateau": _model_on_plateau}),
+                                                            rules={"plateau": _model_on_plateau}, needs=REGRESSION),
     "fig5_mssa_val_loss_comparable_to_gpt2": Claim("Sec. 4.2.1, Fig. 5(b), Table 3", "AoT-MSSA-L achieves a validation loss "
                                                    "comparable to GPT-2's (scaled: Shakespeare characters, not OpenWebText; ours: "
                                                    "per seed, the final validation loss over the transformer's at a matched "

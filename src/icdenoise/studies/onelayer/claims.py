@@ -22,6 +22,7 @@ from icdenoise.records.claims import LEVEL, Claim, Frames, Measurement, mean_int
 CASE_MODEL = (("case", "fig3"), ("model", "fig3"))
 OVER_DATASETS = (("case", "datasets"), ("model", "datasets"))
 DATASET = "dataset.seed"  # the datasets sweep's key (the study's sweep `datasets`, built as onelayer_datasets)
+FIG4A, FIG4B, FIG5, THEOREM31 = ((("", "fig4a"),), (("", "fig4b"),), (("", "fig5"),), (("", "theorem31"),))  # read alone
 BOOTSTRAP_DRAWS = 2000
 Z95 = 1.959964  # the standard normal's 97.5% quantile
 
@@ -246,29 +247,29 @@ CLAIMS: dict[str, Claim] = {
     "fig4a_gamma_limit": Claim(
         "Sec. 3.2, Fig. 4(a)", "At large context lengths γ = α·β is close to γ* = 1/(σ0²+σ_z²) = 1/3 (mean over the "
         "longest quarter of the swept lengths).",
-        lambda f, s: _long_context_gamma(f)),
+        lambda f, s: _long_context_gamma(f), needs=FIG4A),
     "fig4a_gamma_approaches_limit": Claim(
         "Fig. 4(a)", "γ approaches γ* as L grows: Spearman correlation of L with |mean γ − γ*| is negative.",
-        lambda f, s: _gamma_trend(f)),
+        lambda f, s: _gamma_trend(f), needs=FIG4A),
     "fig4a_power_law": Claim(
         "App. E, Fig. 4(a)", "The excess test MSE over Bayes falls as a power of L (fitted log–log slope < 0).",
-        lambda f, s: _power_law_slope(f)),
+        lambda f, s: _power_law_slope(f), needs=FIG4A),
     "fig4b_mild_loss_off_distribution": Claim(
         "Sec. 3.2, Fig. 4(b)", "Given sufficient context (the longest L), the d-trained model denoises other d' with mild loss: "
         "max over d' of y over y at d' = d.",
-        lambda f, s: _shift_ratio(f)),
+        lambda f, s: _shift_ratio(f), needs=FIG4B),
     "theorem31_excess_rate": Claim(
         "Theorem 3.1, App. E", "Eq. 13 with W_PV = I, W_KQ = I/σ_z² tends to the Bayes posterior mean on the sphere: its excess MSE "
         "over Bayes falls as 1/L (ours: fitted log–log slope over L ≥ fit_from, paired on the same fresh prompts).",
         lambda f, s: Measurement(f["theorem31_fit"]["slope"].to_numpy(), (f["theorem31_fit"]["ci_low"].iloc[0], f["theorem31_fit"]["ci_high"].iloc[0]),
-                                 "95% confidence interval of the least-squares slope")),
+                                 "95% confidence interval of the least-squares slope"), needs=THEOREM31),
     "sec4_one_step_beats_iteration": Claim(
         "Sec. 4, Fig. 5", "Iterating eq. 17 degrades the estimate: MSE after the most steps over MSE after one step.",
-        lambda f, s: _iteration_ratio(f)),
+        lambda f, s: _iteration_ratio(f), needs=FIG5),
     "sec4_one_step_is_best": Claim(
         "Sec. 4, Fig. 5", "One step (the attention output) has the lowest MSE of all step counts k (stronger than the paper's "
         "'iteration can potentially degrade').",
-        lambda f, s: _best_step_count(f)),
+        lambda f, s: _best_step_count(f), needs=FIG5),
     "fig6_sphere_trained_in_valley": Claim(
         "Sec. 3.3, Fig. 6", "The trained sphere weights lie in the valley: landscape MSE at trained (α, β) over the grid minimum.",
         _valley_ratio, (("case", "fig6"),)),
