@@ -6,6 +6,8 @@ from __future__ import annotations
 from icdenoise.records.claims import reference_problems
 from icdenoise.studies.mssa.claims import CLAIMS
 
+DIGITS_PER_CLASS_AT_LEAST, DIGITS_PER_CLASS_AT_MOST = 174, 183  # load_digits' smallest and largest class (digits 8 and 3)
+
 
 def problems(config: dict) -> list[str]:
     study, cases = config["mssa"], config["cases"]
@@ -24,6 +26,13 @@ def problems(config: dict) -> list[str]:
         problems.append(f"mssa.regression.test_seed: {regression['test_seed']} is also a training seed (allowed: any other seed)")
     if "transformer" not in regression["models"]:
         problems.append("mssa.regression.models: the transformer is the reference of every Fig. 6 comparison (allowed: a block with transformer)")
+    vision = study["vision"]
+    if vision["width"] % vision["heads"]:
+        problems.append(f"mssa.vision.heads: {vision['heads']} does not divide mssa.vision.width = {vision['width']}")
+    smallest_training_set = DIGITS_PER_CLASS_AT_LEAST * 10 - round(vision["test_fraction"] * DIGITS_PER_CLASS_AT_MOST) * 10
+    if vision["batch"] > smallest_training_set:
+        problems.append(f"mssa.vision.batch: {vision['batch']} exceeds the training set, about {smallest_training_set} images at "
+                        f"test_fraction {vision['test_fraction']} (allowed: at most that)")
     case = study["leaderboard"]["case"]
     if case not in cases:
         problems.append(f"mssa.leaderboard.case: {case!r} is not configured under cases (configured: {', '.join(cases)})")

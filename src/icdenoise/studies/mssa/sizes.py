@@ -62,6 +62,21 @@ def scores_job(wildcards: dict, config: dict) -> JobEstimate:
                        STARTUP_SECONDS + seconds)
 
 
+SECONDS_PER_IMAGE_LAYER = 8.0e-5  # a vision training step, per image of the batch and layer (measured 4e-5 at width 32
+# on the 2-core EPYC, 2026-11-29, with a test-set evaluation every 50 steps: twice that, for slower machines)
+
+
+def vision_job(wildcards: dict, config: dict) -> JobEstimate:
+    """One digit classifier: an interpreter with torch, the digits (1797 × 64 floats) and a tiny model; its steps'
+    time grows with the batch and the depth."""
+    vision = config["mssa"]["vision"]
+    layers = vision["models"][wildcards["vision_model"]]["layers"]
+    seconds = SECONDS_PER_IMAGE_LAYER * vision["steps"] * vision["batch"] * layers * max(1.0, (vision["width"] / 32) ** 2)
+    return JobEstimate(f"train_mssa_vision ({wildcards['vision_model']})", INTERPRETER_MB + TORCH_MB + ANALYSIS_MB,
+                       STARTUP_SECONDS + TORCH_STARTUP_SECONDS + seconds)
+
+
 SIZES: dict[str, SizeModel] = {"simulate_mssa_snr": snr_job, "sweep_mssa_snr": sweep_job, "sweep_mssa_softmax": softmax_sweep_job,
                                "train_mssa_regression": regression_job,
-                               "score_mssa_denoisers": scores_job, "fit_mssa_regression_baselines": light}
+                               "score_mssa_denoisers": scores_job, "fit_mssa_regression_baselines": light,
+                               "split_mssa_vision_digits": light, "train_mssa_vision": vision_job}
