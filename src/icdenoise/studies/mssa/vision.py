@@ -94,7 +94,7 @@ def split_table(test_fraction: float, seed: int) -> pd.DataFrame:
 
 def images_of(table: pd.DataFrame) -> np.ndarray:
     """(n, side, side) float32 images from `split_table`'s rows."""
-    pixels = table[[column for column in table.columns if column.startswith("p") and column[1:].isdigit()]].to_numpy(np.float32)
+    pixels = table[[column for column in table.columns if column.startswith("p") and column[1:].isdigit()]].to_numpy(np.float32, copy=True)
     side = math.isqrt(pixels.shape[1])
     return pixels.reshape(len(pixels), side, side)
 
@@ -115,6 +115,11 @@ def unpatchify(tokens: np.ndarray, patch: int, height: int, width: int) -> np.nd
     n = tokens.shape[0]
     blocks = tokens.reshape(n, height // patch, width // patch, patch, patch)
     return blocks.transpose(0, 1, 3, 2, 4).reshape(n, height, width)
+
+
+def digit_tensors(rows: pd.DataFrame, patch: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """`split_table`'s rows as a model's input: patches (n, tokens, patch²) float32 and labels (n,) int64."""
+    return patchify(torch.from_numpy(images_of(rows)), patch), torch.tensor(rows["label"].to_numpy(), dtype=torch.int64)
 
 
 def attention_image_rows(split: pd.DataFrame, digits: list[int]) -> pd.DataFrame:

@@ -47,7 +47,7 @@ def render(tables, model: str, seed: int):
         ax.set_yticks([])
     first = mine.iloc[0]
     axes[0, 0].set_title("test image", fontsize=8)
-    figure.suptitle(f"{MODEL_NAMES[model]}, seed {seed}: [CLS] attention over the {first['patch_size']}×{first['patch_size']} patches in "
-                    f"layer {first['layer'] + 1} of {first['layers']} (penultimate), renormalised over the patches; "
-                    f"blue: the digit's outline ({first['scale']}: 8×8 digits, not ImageNet)", fontsize=8)
+    figure.suptitle(f"{MODEL_NAMES[model]}, seed {seed}: the [CLS] token's attention over the {first['patch_size']}×{first['patch_size']} "
+                    f"patches, per head,\nin layer {first['layer'] + 1} of {first['layers']} (penultimate), renormalised over the patches; "
+                    f"blue: the digit's outline\n({first['scale']}: 8×8 digits, not ImageNet)", fontsize=8)
     return figure

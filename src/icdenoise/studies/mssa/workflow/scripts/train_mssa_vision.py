@@ -8,7 +8,6 @@ from icdenoise.pipeline.warmstart import hand_over
 hand_over()
 
 import pandas as pd
-import torch
 
 from icdenoise.maths.runtime import use_threads
 from icdenoise.pipeline.checkpoints import job_checkpoint
@@ -21,8 +20,8 @@ from icdenoise.studies.mssa.vision import (
     attention_image_rows,
     attention_table,
     build_classifier,
+    digit_tensors,
     images_of,
-    patchify,
     penultimate,
     train_classifier,
 )
@@ -32,10 +31,7 @@ log = start_job(snakemake)
 use_threads(snakemake.threads)
 block, layers = snakemake.params.block, snakemake.params.layers
 split = pd.read_parquet(snakemake.input.split)
-tensors = {}
-for part in ("train", "test"):
-    rows = split[split["split"] == part]
-    tensors[part] = (patchify(torch.from_numpy(images_of(rows)), block["patch"]), torch.from_numpy(rows["label"].to_numpy()))
+tensors = {part: digit_tensors(split[split["split"] == part], block["patch"]) for part in ("train", "test")}
 side = images_of(split.head(1)).shape[-1]
 model = build_classifier(architecture, block["patch"], side, block["width"], block["heads"], layers, seed)
 parameters = parameter_count(model)
@@ -47,7 +43,7 @@ with job_checkpoint(snakemake, log, f"{architecture}, seed {seed}") as checkpoin
 keys = dict(model=architecture, seed=seed, layers=layers, width=block["width"], heads=block["heads"], scale=block["scale"])
 test_accuracy = accuracy(model, *tensors["test"])
 shown = attention_image_rows(split, block["attention_digits"])
-maps = attention_table(model, patchify(torch.from_numpy(images_of(shown)), block["patch"]), shown, block["patch"], penultimate(layers))
+maps = attention_table(model, digit_tensors(shown, block["patch"])[0], shown, block["patch"], penultimate(layers))
 write_job_parquet(curve.assign(**keys), snakemake.output.curve, snakemake)
 write_job_parquet(pd.DataFrame([{**keys, "parameters": parameters, "test_accuracy": test_accuracy,
                                  "test_images": len(tensors["test"][1]), "train_images": len(tensors["train"][1])}]),
