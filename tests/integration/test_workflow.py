@@ -163,6 +163,29 @@ def test_the_memory_study_builds_its_fits_and_ledger(smoke_run, repo):
     assert set(zip(induction["layers"], induction["optimizer"])) == {(1, "adam"), (1, "sgd"), (2, "adam"), (2, "sgd")}
 
 
+def test_the_mssa_study_builds_its_vision_tables_figures_and_claims(smoke_run, smoke_plan, repo):
+    """Every vision model trains from every smoke seed, its tables stack them, both figures are drawn, and the mssa
+    ledger has a row for each vision claim."""
+    vision = merged_config(repo)["mssa"]["vision"]
+    runs = {(model, seed) for model in vision["models"] for seed in vision["seeds"]}
+    planned = [outputs for rule, outputs in smoke_plan if rule == "train_mssa_vision"]
+    assert len(planned) == len(runs)
+    figures = smoke_run / SMOKE / "figures" / "mssa"
+    accuracy = pd.read_parquet(figures / "vision.parquet")
+    assert set(zip(accuracy["model"], accuracy["seed"])) == runs and accuracy["test_accuracy"].between(0, 1).all()
+    assert (accuracy.groupby("model")["parameters"].nunique() == 1).all()
+    attention = pd.read_parquet(figures / "vision_attention.parquet")
+    assert set(attention["label"]) == set(vision["attention_digits"]) and set(zip(attention["model"], attention["seed"])) == runs
+    assert (attention["layer"] == attention["layers"] - 2).all()
+    curves = pd.read_parquet(smoke_run / SMOKE / "results" / "mssa" / "vision_training.parquet")
+    assert curves.groupby(["model", "seed"])["step"].max().eq(vision["steps"] - 1).all()
+    for figure in ("vision_accuracy", "vision_attention"):
+        assert (figures / f"{figure}.pdf").read_bytes().startswith(b"%PDF"), figure
+    ledger = pd.read_parquet(figures / "claims.parquet")
+    assert {claim for claim in ledger["claim"] if claim.startswith("vision_")} == \
+        {claim for claim in merged_config(repo)["mssa"]["claims"] if claim.startswith("vision_")} != set()
+
+
 def test_every_training_run_is_planned_once(repo, smoke_plan):
     """One training job per (case, L, model) the studies and the leaderboard need (their `runs`): runs
     shared by several figures (Figs. 3, 4(b), 6, 7, 4(a)'s own L, the leaderboard) are trained once."""

@@ -164,8 +164,9 @@ BAD = [
     (lambda c: c["onelayer"]["claims"]["fig4a_power_law"].update(delta=0.2), "onelayer.claims.fig4a_power_law",
      "allowed keys: case, comparison, exploratory, implied_by, inconclusive, model, no_verdict, paper_value, self_check, superseded_by, tolerance, tolerance_reason, versus"),
     (lambda c: c["mssa"]["claims"]["fig4_delta02_on_theory_line"].update(tolerence=0.1), "mssa.claims.fig4_delta02_on_theory_line",
-     "allowed keys: architecture, band, comparison, delta, exploratory, implied_by, inconclusive, layers, model, no_verdict, paper_value, phi, "
-     "plateau, regression_task, self_check, superseded_by, tolerance, tolerance_reason, unigram_fraction, versus, versus_architecture"),
+     "allowed keys: architecture, band, comparison, delta, exploratory, implied_by, inconclusive, layers, model, near_chance, no_verdict, "
+     "paper_value, phi, plateau, regression_task, self_check, superseded_by, tolerance, tolerance_reason, unigram_fraction, versus, "
+     "versus_architecture"),
     (lambda c: c["memory"]["claims"]["zipf_seen_n_exponent_a20"].update(case="gmm"), "memory.claims.zipf_seen_n_exponent_a20",
      "allowed keys: bootstrap_seed, comparison, exploratory, floor_factor, implied_by, inconclusive, level, no_verdict, paper_value, "
      "regime_factor, resamples, self_check, superseded_by, tolerance, tolerance_reason"),

@@ -6,6 +6,8 @@ from __future__ import annotations
 from icdenoise.records.claims import reference_problems
 from icdenoise.studies.mssa.claims import CLAIMS
 
+DIGITS_PER_CLASS_AT_LEAST, DIGITS_PER_CLASS_AT_MOST = 174, 183  # load_digits' smallest and largest class (digits 8 and 3)
+
 
 def problems(config: dict) -> list[str]:
     study, cases = config["mssa"], config["cases"]
@@ -31,6 +33,13 @@ def problems(config: dict) -> list[str]:
         if settings.get("width", language["head_width"]) % language["head_width"]:
             problems.append(f"mssa.language.models.{architecture}.width: {settings['width']} is not a multiple of mssa.language.head_width = "
                             f"{language['head_width']}")
+    vision = study["vision"]
+    if vision["width"] % vision["heads"]:
+        problems.append(f"mssa.vision.heads: {vision['heads']} does not divide mssa.vision.width = {vision['width']}")
+    smallest_training_set = DIGITS_PER_CLASS_AT_LEAST * 10 - round(vision["test_fraction"] * DIGITS_PER_CLASS_AT_MOST) * 10
+    if vision["batch"] > smallest_training_set:
+        problems.append(f"mssa.vision.batch: {vision['batch']} exceeds the training set, about {smallest_training_set} images at "
+                        f"test_fraction {vision['test_fraction']} (allowed: at most that)")
     case = study["leaderboard"]["case"]
     if case not in cases:
         problems.append(f"mssa.leaderboard.case: {case!r} is not configured under cases (configured: {', '.join(cases)})")

@@ -73,7 +73,23 @@ def scores_job(wildcards: dict, config: dict) -> JobEstimate:
                        STARTUP_SECONDS + seconds)
 
 
+SECONDS_PER_IMAGE_BRANCH = 1.5e-4  # a vision training step, per image of the batch and residual branch (an AoT layer has
+# one, a ViT layer two: the two models then cost alike); measured up to 1.1e-4 at width 32 on the 2-core EPYC with other
+# work beside it (load 2-5, 2026-11-29; about 3e-5 on a quieter machine), a test-set evaluation every 50 steps included
+
+
+def vision_job(wildcards: dict, config: dict) -> JobEstimate:
+    """One digit classifier: an interpreter with torch, the digits (1797 × 64 floats) and a tiny model; its steps'
+    time grows with the batch, the residual branches and the width."""
+    vision = config["mssa"]["vision"]
+    model = wildcards["vision_model"]
+    branches = vision["models"][model]["layers"] * (2 if model == "vit" else 1)
+    seconds = SECONDS_PER_IMAGE_BRANCH * vision["steps"] * vision["batch"] * branches * max(1.0, (vision["width"] / 32) ** 2)
+    return JobEstimate(f"train_mssa_vision ({model})", INTERPRETER_MB + TORCH_MB + ANALYSIS_MB, STARTUP_SECONDS + TORCH_STARTUP_SECONDS + seconds)
+
+
 SIZES: dict[str, SizeModel] = {"simulate_mssa_snr": snr_job, "sweep_mssa_snr": sweep_job, "sweep_mssa_softmax": softmax_sweep_job,
                                "train_mssa_regression": regression_job, "train_mssa_regression_grid_point": regression_job,
                                "prepare_mssa_language_corpus": light, "train_mssa_language": language_job,
+                               "split_mssa_vision_digits": light, "train_mssa_vision": vision_job,
                                "score_mssa_denoisers": scores_job, "fit_mssa_regression_baselines": light}

@@ -266,6 +266,82 @@ figure_rule(
 )
 
 
+# Sec. 4.1, Tables 1–2 and Fig. 7 (App. C.3), scaled to scikit-learn's handwritten digits (docs/mssa.md, "Vision:
+# digits"): AoT-MSSA-V, AoT-MHSA-V and a ViT per seed, their accuracies, parameter counts and [CLS] attention maps.
+VISION = MSSA["vision"]
+
+
+wildcard_constraints:
+    vision_model="|".join(VISION["models"]),
+
+
+job_rule(
+    "split_mssa_vision_digits",
+    "The digits scaled to [0, 1], with the config's fixed, seeded, stratified train/test split.",
+    "scripts/split_mssa_vision_digits.py",
+    "<results>/mssa/vision/digits.parquet",
+    params=dict(block=canonical({key: VISION[key] for key in ("test_fraction", "split_seed")})),
+    cache=True,
+)
+
+VISION_RUN = "<results>/mssa/vision/{vision_model}/seed{training_seed}"
+job_rule(
+    "train_mssa_vision",
+    "Tables 1–2 (scaled): one digit classifier trained from one seed; its curve, test accuracy and parameter count, "
+    "and Fig. 7's class-token attention maps.",
+    "scripts/train_mssa_vision.py",
+    dict(
+        accuracy=f"{VISION_RUN}/accuracy.parquet",
+        curve=f"{VISION_RUN}/curve.parquet",
+        attention=f"{VISION_RUN}/attention.parquet",
+    ),
+    input=dict(split=rules.split_mssa_vision_digits.output[0]),
+    params=dict(
+        block=canonical(VISION),
+        layers=lambda wildcards: VISION["models"][wildcards.vision_model]["layers"],
+    ),
+    cache=True,
+)
+
+VISION_RUNS = dict(vision_model=list(VISION["models"]), training_seed=VISION["seeds"])
+job_rule(
+    "summarise_mssa_vision",
+    "The vision tables: test accuracy and parameters per model and seed, the training curves and the attention maps.",
+    "scripts/summarise_mssa_vision.py",
+    dict(
+        accuracy="<figures>/mssa/vision.parquet",
+        curves="<results>/mssa/vision_training.parquet",
+        attention="<figures>/mssa/vision_attention.parquet",
+    ),
+    input=dict(
+        accuracy=expand(rules.train_mssa_vision.output.accuracy, **VISION_RUNS),
+        curves=expand(rules.train_mssa_vision.output.curve, **VISION_RUNS),
+        attention=expand(rules.train_mssa_vision.output.attention, **VISION_RUNS),
+    ),
+    local=True,
+)
+
+figure_rule(
+    "plot_mssa_vision_attention",
+    STUDY,
+    "mssa/vision_attention",
+    "Fig. 7 (scaled): the class token's attention over the patches, per head, in AoT-MSSA-V's penultimate layer.",
+    f"{DRAWINGS}.vision_attention",
+    dict(attention=rules.summarise_mssa_vision.output.attention, digits=rules.split_mssa_vision_digits.output[0]),
+    "report/vision_attention.rst",
+    settings=dict(model="mssa", seed=VISION["seeds"][0]),
+)
+figure_rule(
+    "plot_mssa_vision_accuracy",
+    STUDY,
+    "mssa/vision_accuracy",
+    "Tables 1–2 (scaled): test accuracy per model and seed against parameters, and the training curves.",
+    f"{DRAWINGS}.vision_accuracy",
+    dict(accuracy=rules.summarise_mssa_vision.output.accuracy, curves=rules.summarise_mssa_vision.output.curves),
+    "report/vision_accuracy.rst",
+)
+
+
 ledger_rule(
     "write_mssa_ledger",
     STUDY,
@@ -275,6 +351,8 @@ ledger_rule(
         regression=rules.summarise_mssa_regression.output.errors,
         language=rules.summarise_mssa_language.output.final,
         language_curves=rules.summarise_mssa_language.output.curves,
+        vision=rules.summarise_mssa_vision.output.accuracy,
+        vision_attention=rules.summarise_mssa_vision.output.attention,
     ),
     dict(table="<figures>/mssa/claims.parquet", text="<figures>/mssa/claims.md"),
     "report/claims.rst",
