@@ -39,7 +39,8 @@ def checkpointing_rules() -> set[str]:
 def test_the_slurm_profile_resubmits_exactly_the_rules_that_save_checkpoints():
     rules = checkpointing_rules()
     assert {"train_ensemble", "train_mssa_regression", "train_memory_induction", "train_memory_induction_shakespeare",
-            "train_memory_factual", "train_memory_mlp", "simulate_memory_factual_dynamics"} <= rules
+            "train_memory_factual", "train_memory_mlp", "simulate_memory_factual_dynamics", "train_mssa_regression_grid_point",
+            "train_mssa_language", "train_mssa_vision"} <= rules
     profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
     assert set(profile["preemptible-rules"]) == rules and profile["preemptible-retries"] >= 1
     assert profile["retries"] == 0  # any other failed job is not resubmitted

@@ -54,6 +54,7 @@ STAND_INS = {  # a rule whose paper-config jobs no run may make before its claim
     # whose jobs are the same computation at the same sizes on other data, and whose rows stand for it until the lead's
     # run measures it (scripts/calibrate_resources.py --update)
     "train_memory_induction_shakespeare": "train_memory_induction",
+    "train_mssa_regression_grid_point": "train_mssa_regression",  # the same script at other learning rates and clippings
 }
 
 
