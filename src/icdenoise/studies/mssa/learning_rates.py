@@ -31,6 +31,14 @@ def grid_points(regression: dict, grid: dict) -> list[dict]:
             for clip in grid["clips"] for seed in regression["seeds"]]
 
 
+def errors_path(point: dict, own: str, grid: str) -> str:
+    """A point's errors table: the `own` pattern (train_mssa_regression's) at the block's own learning rate and
+    clipping, else the `grid` pattern (train_mssa_regression_grid_point's), its wildcards filled."""
+    return (own if point["shared"] else grid).format(
+        regression_task=point["task"], architecture=point["model"], training_seed=point["seed"],
+        learning_rate=wildcard(point["learning_rate"]), clip=wildcard(point["clip"]))
+
+
 def divergence_record(error, task: str, model: str, seed: int) -> pd.DataFrame:
     """A diverged training's row in place of its errors: where it stopped (`TrainingDiverged.step`, `.loss`)."""
     return pd.DataFrame({"task": [task], "model": [model], "seed": [seed], "status": [STATUS_DIVERGED],

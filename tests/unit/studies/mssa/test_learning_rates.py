@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from icdenoise.maths.training import TrainingDiverged
-from icdenoise.studies.mssa.learning_rates import divergence_record, grid_points, grid_table, wildcard
+from icdenoise.studies.mssa.learning_rates import divergence_record, errors_path, grid_points, grid_table, wildcard
 
 REGRESSION = {"tasks": ["linear", "sparse"], "models": {"mssa": {}, "transformer": {}}, "seeds": [0, 1],
               "learning_rate": 0.0001, "clip": 10.0}
@@ -36,3 +36,11 @@ def test_the_table_has_the_error_at_the_most_examples_or_where_the_training_dive
     assert table["normalized_mse"].iloc[0] == 0.2 and np.isnan(table["normalized_mse"].iloc[1])
     assert table["divergence_step"].iloc[1] == 40 and table["divergence_loss"].iloc[1] == 3e6
     assert pd.isna(table["divergence_step"].iloc[0])
+
+
+def test_the_blocks_own_point_reads_the_regular_training_and_the_others_the_grids():
+    own, grid = "r/{regression_task}/{architecture}/seed{training_seed}", "g/{regression_task}/{architecture}/lr{learning_rate}_clip{clip}/seed{training_seed}"
+    shared, other = grid_points({**REGRESSION, "tasks": ["linear"], "models": {"mssa": {}}, "seeds": [3]},
+                                {"learning_rates": [0.0001, 0.00005], "clips": [10.0]})
+    assert errors_path(shared, own, grid) == "r/linear/mssa/seed3"
+    assert errors_path(other, own, grid) == "g/linear/mssa/lr5e-05_clip10.0/seed3"

@@ -2,7 +2,7 @@
 # layer), where Theorem 3.1 holds, Fig. 6 / Table 5 in-context regression, leaderboard rows and the claims
 # ledger. Config block `mssa`; code icdenoise.studies.mssa; protocol and choices in docs/mssa.md.
 
-from icdenoise.studies.mssa.learning_rates import grid_points, wildcard
+from icdenoise.studies.mssa.learning_rates import errors_path, grid_points
 
 MSSA = config["mssa"]
 STUDY = "mssa"
@@ -159,22 +159,17 @@ job_rule(
 )
 
 
-def lr_grid_errors(point):
-    """A grid point's errors table: train_mssa_regression's at the block's own learning rate and clipping."""
-    pattern = (rules.train_mssa_regression if point["shared"] else rules.train_mssa_regression_grid_point).output.errors
-    values = dict(learning_rate=wildcard(point["learning_rate"]), clip=wildcard(point["clip"]))
-    return pattern.format(
-        regression_task=point["task"], architecture=point["model"], training_seed=point["seed"], **values
-    )
-
-
 LR_GRID_POINTS = grid_points(REGRESSION, LR_GRID)
+LR_GRID_ERRORS = [
+    errors_path(point, rules.train_mssa_regression.output.errors, rules.train_mssa_regression_grid_point.output.errors)
+    for point in LR_GRID_POINTS
+]
 job_rule(
     "summarise_mssa_lr_grid",
     "Fig. 6's learning-rate grid: per point, the normalized test error at the most examples, or where it diverged.",
     "scripts/summarise_mssa_lr_grid.py",
     "<results>/mssa/lr_grid.parquet",
-    input=dict(errors=[lr_grid_errors(point) for point in LR_GRID_POINTS]),
+    input=dict(errors=LR_GRID_ERRORS),
     params=dict(points=LR_GRID_POINTS),
     local=True,
 )
