@@ -19,7 +19,7 @@ from icdenoise.pipeline.resources import (
 
 SECONDS_PER_TOKEN_LAYER = 5.0e-5  # the leaderboard's scores: sampling and MSSA, per prompt, token and layer
 # (measured 2.5e-5 on the 2-core EPYC, paper config: twice that, for slower machines)
-SECONDS_PER_LANGUAGE_CHARACTER = 6.0e-5  # a language model's training step, per character of its batch (language_job)
+SECONDS_PER_LANGUAGE_CHARACTER = 1.0e-4  # a language model's training step, per character of its batch (language_job)
 
 
 def trajectory_job(rule: str, depth: int, n: int, snr: dict) -> JobEstimate:
@@ -53,7 +53,8 @@ def regression_job(wildcards: dict, config: dict) -> JobEstimate:
 def language_job(wildcards: dict, config: dict) -> JobEstimate:
     """The encoded corpus a few times over (4.6 million characters as int64) and the model's activations; time by the
     characters trained on (measured 30 ms a step of 32 windows of 33 characters on one loaded core of the 2-core EPYC,
-    about 2.8e-5 s a character: twice that, for slower machines)."""
+    about 2.8e-5 s a character; the calibration table's jobs, run with two other builds on the 2 cores, 47-60 s for
+    633,600 characters, up to 9.4e-5 s a character: 1e-4, for a crowded or slower machine)."""
     language = config["mssa"]["language"]
     seconds = SECONDS_PER_LANGUAGE_CHARACTER * language["steps"] * language["batch"] * (language["context"] + 1)
     return JobEstimate("train_mssa_language", INTERPRETER_MB + TORCH_MB + ANALYSIS_MB + 3 * 8 * 4.8e6 / 2**20,
