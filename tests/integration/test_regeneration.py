@@ -121,7 +121,7 @@ def test_editing_any_drawing_module_reruns_exactly_the_figures_that_draw_with_it
     expected[source / SHARED_LOOK] = set(drawings)
 
     edit(*edited)
-    plan = snakemake(workdir, "-n", "all", "sweeps", "comparison", "--rerun-triggers", "mtime",  # options after targets:
+    plan = snakemake(workdir, "-n", "all", "sweeps", "comparison", "mssa_lr_grid", "--rerun-triggers", "mtime",  # options after targets:
                      configfile=EXPERIMENT_CONFIGS, env=environment)  # --rerun-triggers takes several values
     assert plan.returncode == 0, plan.stderr[-3000:]
     jobs = [(job["rule"], job["output"].split(", "), job.get("reason", "")) for job in planned_blocks(plan) if "output" in job]

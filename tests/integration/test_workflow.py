@@ -191,8 +191,16 @@ def test_every_training_run_is_planned_once(repo, smoke_plan):
     shared by several figures (Figs. 3, 4(b), 6, 7, 4(a)'s own L, the leaderboard) are trained once."""
     from icdenoise.pipeline.config import all_runs
 
+    from icdenoise.pipeline.registry import Run
+    from icdenoise.pipeline.sweeps import shared_points, study_sweeps, sweep_points, with_study_sweeps
+
     config = merged_config(repo)
-    runs = all_runs(config, validate_config(config, repo / "workflow" / "schemas"))
+    studies = validate_config(config, repo / "workflow" / "schemas")
+    runs = all_runs(config, studies)
+    points = {name: point for name, point in sweep_points(with_study_sweeps(config, studies)).items()
+              if point.sweep in study_sweeps(config, studies)}  # a study's own sweep is part of `all` (onelayer.datasets)
+    shared = shared_points(config, points, runs)
+    runs |= {Run(name, model, point.case["L"]) for name, point in points.items() if name not in shared for model in point.models}
     trained = [outputs[0] for rule, outputs in smoke_plan if rule == "train_ensemble"]
     assert len(trained) == len(set(trained)) == len(runs) > 10
     assert set(trained) == {smoke_target(f"results/train/{run.case}/L{run.L}/{run.model}/losses.parquet") for run in runs}
@@ -277,6 +285,9 @@ def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_
     result = snakemake(smoke_run, "-n", "all", configfile="changed.yaml")
     assert result.returncode == 0, result.stderr
     ledgers = {path for rule, outputs in smoke_plan if rule.endswith("_ledger") for path in outputs}
+    # the sphere case's points of onelayer's own datasets sweep, and that sweep's table
+    datasets = {path for rule, outputs in smoke_plan for path in outputs if "/sphere.onelayer_datasets" in path}
+    datasets.add(smoke_target("results/sweeps/onelayer_datasets.parquet"))
     onelayer_figures = {path for rule, outputs in smoke_plan if rule.startswith("plot_") for path in outputs
                         if path.count("/") == 3}  # runs/smoke/figures/<figure>: the core study's, in no study folder
     assert planned_outputs(result) == ledgers | set(map(smoke_target, [
@@ -289,7 +300,7 @@ def test_changing_one_case_reruns_only_what_depends_on_it_and_the_ledgers(smoke_
         *(f"results/landscape_fresh/{case}.parquet" for case in ("sphere", "gmm")),  # and so do these
         "figures/leaderboard.parquet", "figures/leaderboard.md", "figures/leaderboard.html",
         "figures/theorem31.parquet", "figures/theorem31_fit.parquet",  # Theorem 3.1 on the sphere case
-    ])) | onelayer_figures | set().union(*map(figure_files, LEDGER_FIGURES))
+    ])) | onelayer_figures | set().union(*map(figure_files, LEDGER_FIGURES)) | datasets
 
 
 def test_retraining_gives_bit_identical_parquet(smoke_run, tmp_path):

@@ -33,6 +33,7 @@ job_rule(
             keys=list(SWEEPS[wildcards.sweep]["grid"]),
             spread=SWEEPS[wildcards.sweep].get("spread"),
         ),
+        sweep=lambda wildcards: SWEEPS[wildcards.sweep],  # the caption's: a study's own sweep is in no config `sweeps`
         footer=lambda wildcards: run_footer([sweep_key(wildcards.sweep, STUDIES, config)]),
         differences=lambda wildcards: run_differences([sweep_key(wildcards.sweep, STUDIES, config)]),
     ),

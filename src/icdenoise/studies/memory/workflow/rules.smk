@@ -237,7 +237,10 @@ job_rule(
     "summarise_memory_induction_order_fresh",
     "Slide 20 on fresh seeds: the 2-layer runs of memory.induction from memory.induction_order's seeds, their curves in one table.",
     "scripts/summarise_memory_induction.py",
-    dict(curves="<figures>/memory/induction_order_fresh.parquet", order="<results>/memory/induction_order_fresh_order.parquet"),
+    dict(
+        curves="<figures>/memory/induction_order_fresh.parquet",
+        order="<results>/memory/induction_order_fresh_order.parquet",
+    ),
     input=dict(
         runs=expand(
             rules.train_memory_induction.output[0],
