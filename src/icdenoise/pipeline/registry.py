@@ -111,10 +111,58 @@ class Study:
         return self.results_docs or (f"docs/{self.name}.md",)
 
     def claim_settings(self, config: dict) -> dict:
-        """The settings its claims' verdicts depend on: its config block without the claims, and the shared
-        blocks it names."""
+        """The settings its claims' verdicts depend on: its config block without the claims, and the shared blocks
+        it names, each less the entries of cases and models it does not read (`shared_view`)."""
         return {self.name: {key: value for key, value in config[self.name].items() if key != "claims"},
-                **{block: config.get(block) for block in self.shared_settings}}
+                **self.shared_view(config)}
+
+    def reads(self, config: dict) -> set[str]:
+        """The cases and models its claims can read (`read_names`)."""
+        return read_names(config[self.name], self.runs(config), entry_names(config))
+
+    def shared_view(self, config: dict) -> dict:
+        """Its shared blocks (`shared_settings`) as its claims read them: whole, but for the entries named after a
+        case or a model (``cases.<case>``, ``models.<model>``, ``training.epochs.<case>``) that it does not read
+        (`reads`). So a case added for another study, or for the leaderboard alone, re-registers none of its
+        claims."""
+        reading = self.reading(config)
+        return {block: reading(config.get(block)) for block in self.shared_settings}
+
+    def reading(self, config: dict) -> Callable:
+        """A shared block → the block as its claims read it under `config` (`shared_view`); the same function
+        dates a claim's settings at older commits (icdenoise.records.history)."""
+        read, names = self.reads(config), entry_names(config)
+        return lambda block: without_unread(block, names, read)
+
+
+def entry_names(config: Mapping) -> set[str]:
+    """The names of the configured cases and models."""
+    return set(config.get("cases") or {}) | set(config.get("models") or {})
+
+
+def read_names(block: Mapping, runs: set[Run], names: set[str]) -> set[str]:
+    """The cases and models (of `names`) that a study reads: every one its config block names, as a value, a list
+    item or a key, anywhere (its claims' blocks included), and those of its training runs."""
+    found: set[str] = set()
+    pending = [block]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, Mapping):
+            found |= names & set(value)
+            pending += list(value.values())
+        elif isinstance(value, list | tuple):
+            pending += list(value)
+        elif isinstance(value, str) and value in names:
+            found.add(value)
+    return found | {run.case for run in runs} | {run.model for run in runs}
+
+
+def without_unread(value, names: set[str], read: set[str]):
+    """`value` less, in every mapping keyed by cases or models (all its keys in `names`), the entries not in `read`."""
+    if not isinstance(value, Mapping):
+        return value
+    keyed = bool(value) and set(value) <= names
+    return {key: without_unread(item, names, read) for key, item in value.items() if not keyed or key in read}
 
 
 class RegistryError(ValueError):

@@ -10,7 +10,9 @@ config file merged over it as ``snakemake --configfile`` merges one, ``snakemake
   (``tolerance_reason``, ``exploratory``, ``self_check``, ``implied_by``, ``superseded_by``: no verdict reads them);
 - its **deciding settings**: the sub-blocks of ``<study>`` that its registry entry names in ``Claim.needs`` (e.g.
   ``onelayer.fig3``), or, where it names none, the whole block ``<study>`` without its ``claims``; and every shared
-  top-level block the study declares (``Study.shared_settings``, e.g. ``cases``, ``training``).
+  top-level block the study declares (``Study.shared_settings``, e.g. ``cases``, ``training``), less the entries of
+  the cases and models the study does not read at HEAD (a `View`, ``Study.reading``: another study's case, or the
+  leaderboard's, dates none of its claims; a case removed since makes the older commits' block differ).
 
 Which blocks those are is read from today's registry and study, for every commit. A file that git does not hold at a
 commit, or a block it does not hold, is absent there; a run's own file that does not exist yet merges nothing (the
@@ -251,6 +253,17 @@ UNREADABLE = "<unreadable>"  # a config file that does not parse at a commit: ev
 WITHOUT_CLAIMS = "<block without claims>"  # a path's last key: the study's whole block less its claims
 
 
+@dataclass(frozen=True)
+class View:
+    """A path's last key: the block as a study's claims read it, `show(block)`: a shared block less the entries of
+    the cases and models the study does not read (icdenoise.pipeline.registry.Study.reading)."""
+
+    show: Callable
+
+    def __str__(self):
+        return "<as read>"
+
+
 def merged(base, override):
     """`override` merged over `base` as snakemake.utils.update_config merges a --configfile, without changing either."""
     if not isinstance(override, Mapping):
@@ -281,7 +294,10 @@ def below(value, path: Sequence[str]):
     for key in path:
         if not isinstance(value, Mapping):
             return None
-        value = {name: item for name, item in value.items() if name != "claims"} if key == WITHOUT_CLAIMS else value.get(key)
+        if isinstance(key, View):
+            value = key.show(value)
+        else:
+            value = {name: item for name, item in value.items() if name != "claims"} if key == WITHOUT_CLAIMS else value.get(key)
     return value
 
 
@@ -291,10 +307,11 @@ def value_at(layers: Sequence, path: tuple[str, ...]):
 
 
 def claim_paths(study: str, claim_id: str, needs: Sequence[tuple[str, str]], shared: Sequence[str],
-                born_with: Sequence[str] | None = None) -> list[tuple[str, ...]]:
+                born_with: Sequence[str] | None = None, view: View | None = None) -> list[tuple[str, ...]]:
     """The key paths a claim's verdict reads: its block, the sub-blocks of its study that `needs` names (else each key
     of the study block that `born_with` names, the keys its study block had when the claim's own block first appeared,
-    or, where that is not known, the study block without its claims), and the study's shared top-level blocks."""
+    or, where that is not known, the study block without its claims), and the study's shared top-level blocks, as
+    `view` shows them where given (the entries of the cases and models the study reads)."""
     blocks = list(dict.fromkeys(block for _, block in needs))
     paths = [(study, "claims", claim_id)]
     if blocks:
@@ -303,7 +320,7 @@ def claim_paths(study: str, claim_id: str, needs: Sequence[tuple[str, str]], sha
         paths += [(study, key) for key in born_with]
     else:
         paths += [(study, WITHOUT_CLAIMS)]
-    return paths + [(block,) for block in shared]
+    return paths + [(block, view) if view else (block,) for block in shared]
 
 
 def births(repository: "Repository", files: Sequence[str], study: str, claims: Sequence[str]) -> dict[str, list[str]]:
@@ -351,8 +368,13 @@ def _values(repository: Repository, commit: str, files: Sequence[str], paths: Se
     layers = [repository.config(commit, file) for file in files]
     tops = {key: top_value(layers, key) for key in dict.fromkeys(path[0] for path in paths)}
     return [deciding(path, without_execution(below(tops[path[0]], path[1:]),
-                                             below(execution, [key for key in path if key != WITHOUT_CLAIMS])))
+                                             below(execution, [key for key in path if not _marker(key)])))
             for path in paths]
+
+
+def _marker(key) -> bool:
+    """Whether a path's key is a marker (`WITHOUT_CLAIMS`, a `View`) rather than a config key."""
+    return key == WITHOUT_CLAIMS or isinstance(key, View)
 
 
 def deciding(path: Sequence[str], value):
@@ -379,7 +401,7 @@ def same_settings(before, after) -> bool:
 
 def shown_path(path: Sequence[str]) -> str:
     """A key path as a dotted key (``memory`` for the study block less its claims)."""
-    return ".".join(key for key in path if key != WITHOUT_CLAIMS)
+    return ".".join(key for key in path if not _marker(key))
 
 
 def changed_keys(path: Sequence[str], before, after) -> list[str]:
@@ -547,7 +569,9 @@ def study_history(repository: Repository, study, files: Sequence[str], run_prefi
     claims_block = value_at([repository.config(repository.head, file) for file in files], (study.name, "claims")) or {}
     configured = [claim for claim in study.claims if claim in claims_block]
     born = births(repository, files, study.name, [claim for claim in configured if not study.claims[claim].needs])
-    paths = {claim: claim_paths(study.name, claim, study.claims[claim].needs, study.shared_settings, born.get(claim))
+    head = [repository.config(repository.head, file) for file in files]
+    view = View(study.reading({key: top_value(head, key) for layer in head if isinstance(layer, Mapping) for key in layer}))
+    paths = {claim: claim_paths(study.name, claim, study.claims[claim].needs, study.shared_settings, born.get(claim), view)
              for claim in configured}
     written = first_written(repository, files, paths)
     run = run_folder(run_prefix)

@@ -13,4 +13,5 @@ STUDY = Study(
     runs=runs,
     problems=problems,
     sizes=SIZES,
+    shared_settings=("cases", "models", "dataset", "training", "evaluation"),  # its learned model's run
 )

@@ -37,6 +37,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from icdenoise.maths.adam import Adam
+from icdenoise.maths.digits import CLASSES, digit_images
 from icdenoise.maths.training import DIVERGENCE_FACTOR, TrainingDiverged, progress
 from icdenoise.studies.mssa.transformers import (
     INITIAL_STD,
@@ -50,8 +51,6 @@ from icdenoise.studies.mssa.transformers import (
 
 VISION_MODELS = ("mssa", "mhsa", "vit")
 MODEL_NAMES = {"mssa": "AoT-MSSA-V", "mhsa": "AoT-MHSA-V", "vit": "ViT"}  # the paper's names (Tables 1–2)
-PIXEL_MAX = 16.0  # load_digits' pixels are integers 0..16
-CLASSES = 10
 CHANCE = 1 / CLASSES  # a classifier that guesses; the stratified test set is nearly balanced
 EVALUATION_CHUNK = 512  # test images per forward pass
 
@@ -59,17 +58,6 @@ module_log = logging.getLogger(__name__)
 
 
 # data
-
-def digit_images() -> tuple[np.ndarray, np.ndarray]:
-    """scikit-learn's handwritten digits: images (1797, 8, 8) float64 scaled to [0, 1], labels (1797,) int64."""
-    try:
-        from sklearn.datasets import load_digits
-    except ModuleNotFoundError as missing:
-        raise ModuleNotFoundError("the mssa study's vision models read scikit-learn's handwritten digits, and the package "
-                                  "scikit-learn is not installed: pip install scikit-learn (pinned in pyproject.toml)") from missing
-    digits = load_digits()
-    return digits.images.astype(np.float64) / PIXEL_MAX, digits.target.astype(np.int64)
-
 
 def stratified_split(labels: np.ndarray, test_fraction: float, seed: int) -> np.ndarray:
     """A boolean mask of the test images: per class c, round(test_fraction · n_c) of its images, drawn without
