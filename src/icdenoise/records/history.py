@@ -24,12 +24,15 @@ threads, chunk sizes and cluster requests that once stood in the science blocks 
 The four columns, for one claim of one run:
 
 - ``first_written``: the oldest commit of the final unchanged stretch of its values, where a sub-block added
-  beside the others since (a study's new figure block, a new case) is no change (`same_settings`). The commits that touched the
-  run's config files are walked newest first, in git's topological order (``git log --topo-order -- <files>``), and
-  the walk stops at the first whose values differ from HEAD's; the commit before it (newer) is the answer. A value
-  changed and changed back therefore dates from the change back, not from its first appearance. Where two branches
-  were merged, the stretch is taken along that topological order: the commit of a branch, or the merge, whichever
-  git lists first.
+  beside the others since (a study's new figure block, a new case) is no change (`same_settings`). The stretch is
+  walked along parent links, in the graph of the commits that touched the run's config files with each one's
+  parents rewritten to its nearest such ancestors (`Repository.simplified`): from HEAD it continues into a parent
+  only while that parent's values equal HEAD's, at a merge into each parent whose values do, and it starts at the
+  oldest commit it reached (in the repository's topological order). A claim written on a side branch and merged
+  with ``--no-ff`` thus dates from its branch's commit, however git interleaves the main line's commits with the
+  branch's; a value changed and changed back dates from the change back, not from its first appearance. A claim's
+  values are walked together (every key path the same), so that a claim whose bound was written on one branch
+  and a deciding setting changed on another dates from the merge that first joined them.
 - ``first_result``: the first commit (in topological order) that holds a result of the claim in this run:
   1. its snapshot ``docs/ledgers/<run>/<study>.csv`` (``<run>`` is ``default`` for config/config.yaml's run) has a
      row for the claim; or
@@ -157,7 +160,8 @@ class Config(Mapping):
 
 class Repository:
     """One repository's history up to `revision`, read through `git`: its commits in topological order with their
-    parents, which commits touched some paths, and the text of files at commits (each read once, many per git call)."""
+    parents, which commits touched some paths (as a list, and as a graph), and the text of files at commits (each
+    read once, many per git call)."""
 
     def __init__(self, git: Git, revision: str = "HEAD"):
         self.git = git
@@ -170,6 +174,7 @@ class Repository:
         self.order = {commit: index for index, commit in enumerate(self.parents)}  # oldest first
         self.head = next(reversed(self.parents))
         self._touching: dict[tuple[str, ...], list[str]] = {}
+        self._simplified: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}
         self._texts: dict[tuple[str, str], tuple[str, str] | None] = {}  # (commit, path) → (blob id, text)
         self._parsed: dict[str, object] = {}  # blob id → its Config
         self._ancestors: dict[str, frozenset[str]] = {}
@@ -182,6 +187,30 @@ class Repository:
             log = self.git(["log", "--format=%H", "--topo-order", self.head, "--", *key], b"").decode().split()
             self._touching[key] = [commit for commit in log if commit in self.order]
         return self._touching[key]
+
+    def simplified(self, paths: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The commits that changed any of `paths`, newest first in topological order, each with its parents
+        rewritten to its nearest such ancestors (``git log --parents --full-history --simplify-merges``): a merge
+        whose sides both changed `paths` since they parted stays, with both sides as parents; a merge left with one
+        parent (a side that changed nothing, or one an ancestor of the other) is replaced by that parent.
+
+        Not git's default simplification (``--parents`` alone), which at a merge whose `paths` equal one parent's
+        follows that parent alone and hides every commit of the other side, whatever that side's values. Main
+        merged into a branch that had made main's edit first is such a merge: the merge holds main's files whole,
+        and the default would hide the branch's own commit that wrote the value and date it from main's copy. Which
+        sides continue a claim's stretch is for the claim's values to decide (`first_written`), not for the files as
+        a whole; the walk reads only the commits and parents listed here."""
+        key = tuple(sorted(paths))
+        if key not in self._simplified:
+            log = self.git(["log", "--format=%H %P", "--topo-order", "--parents", "--full-history", "--simplify-merges",
+                            self.head, "--", *key], b"").decode().splitlines()
+            graph = {}
+            for line in log:
+                commit, *parents = line.split()
+                if commit in self.order:
+                    graph[commit] = tuple(parent for parent in parents if parent in self.order)
+            self._simplified[key] = graph
+        return self._simplified[key]
 
     def read(self, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
         """The text of each (commit, path), None where the commit holds no such file; the unread ones in one
@@ -415,8 +444,9 @@ def changed_keys(path: Sequence[str], before, after) -> list[str]:
 
 @dataclass(frozen=True)
 class Written:
-    """When a claim's values took their current form: `commit`, and the keys (dotted) that changed there (a key
-    that was never different from today: the history's first commit of the files)."""
+    """When a claim's values took their current form: `commit`, and the keys (dotted) that differ from today's at
+    its parents, the boundary of the stretch (none where it has no parent: the values were never different from
+    today's since the first commit of the files)."""
 
     commit: str
     changed: tuple[str, ...] = ()
@@ -424,31 +454,39 @@ class Written:
 
 def first_written(repository: Repository, files: Sequence[str], claims: Mapping[str, Sequence[tuple[str, ...]]]) -> dict[str, Written]:
     """Claim → the oldest commit of the final unchanged stretch of its values (`claims`: claim → its key paths,
-    `claim_paths`) in the merged `files`, walking the commits that touched `files` newest first (module docstring),
-    with the keys that changed there. Each path's stretch is found once; a claim's starts at the newest of its paths'
-    starts."""
+    `claim_paths`) in the merged `files`, walked from HEAD along the parent links of the commits that touched `files`
+    (`Repository.simplified`; module docstring), with the keys that changed at the stretch's boundary: those that
+    differ from today's at any parent of its oldest commit. A parent continues the stretch where every one of the
+    claim's paths is the same there (`same_settings`)."""
+    graph = repository.simplified(files)
+    head = repository.head
+    children = {parent for parents in graph.values() for parent in parents}
+    tips = tuple(commit for commit in graph if commit not in children and commit != head)  # HEAD's simplification
+    parents_of = lambda commit: graph.get(commit, tips if commit == head else ())  # noqa: E731
     paths = list(dict.fromkeys(path for claim_paths_ in claims.values() for path in claim_paths_))
-    repository.read([(commit, file) for commit in [repository.head, *repository.touching(files)] for file in files])
-    execution = top_value([repository.config(repository.head, file) for file in files], "execution") or {}
-    current = dict(zip(paths, _values(repository, repository.head, files, paths, execution)))
-    start = {path: repository.head for path in paths}
-    before: dict[tuple, object] = {}  # path → its value just before its stretch (none: never different)
-    unchanged = set(paths)
-    for commit in repository.touching(files):
-        if not unchanged:
-            break
-        for path, value in zip(list(unchanged), _values(repository, commit, files, list(unchanged), execution)):
-            if same_settings(value, current[path]):
-                start[path] = commit
-            else:
-                unchanged.discard(path)
-                before[path] = value
+    repository.read([(commit, file) for commit in [head, *graph] for file in files])
+    execution = top_value([repository.config(head, file) for file in files], "execution") or {}
+    current = dict(zip(paths, _values(repository, head, files, paths, execution)))
+    values: dict[str, dict[tuple, object]] = {head: current}
+
+    def value(commit: str, path: tuple) -> object:
+        if commit not in values:
+            values[commit] = dict(zip(paths, _values(repository, commit, files, paths, execution)))
+        return values[commit][path]
+
+    same = lambda commit, path: same_settings(value(commit, path), current[path])  # noqa: E731
     found = {}
     for claim, claim_paths_ in claims.items():
-        commit = max((start[path] for path in claim_paths_), key=repository.order.__getitem__)
-        changed = [key for path in claim_paths_ if start[path] == commit and path in before
-                   for key in changed_keys(path, before[path], current[path])]
-        found[claim] = Written(commit, tuple(changed))
+        reached, pending = {head}, [head]
+        while pending:
+            for parent in parents_of(pending.pop()):
+                if parent not in reached and all(same(parent, path) for path in claim_paths_):
+                    reached.add(parent)
+                    pending.append(parent)
+        commit = min(reached, key=repository.order.__getitem__)
+        changed = [key for parent in parents_of(commit) for path in claim_paths_ if not same(parent, path)
+                   for key in changed_keys(path, value(parent, path), current[path])]
+        found[claim] = Written(commit, tuple(dict.fromkeys(changed)))
     return found
 
 

@@ -13,6 +13,16 @@ the module's fixture, before that guard; the tests check what was read. Its comm
 6. `late`'s tolerance 0.1 → 0.2, and the claim `twin` added;
 7. docs/toy.md: a paragraph naming the run `long` and `early`;
 8. config/long.yaml changes `toy.other`.
+
+A second repository (`merges`) has branches merged with ``--no-ff``, as the project merges its helpers' branches:
+1. main: claims `early` and `vis`;   2. branch `side` from 1: claims `new` (sub-block `sub`) and `joint` (`other`);
+3. main: `toy.other` changes;   4. `side` merged into main;   5. main: results (snapshot rows `new`, `joint`, `vis`);
+6. branch `vision` from 3: `vis`'s tolerance changes;   7. `vision` merged into main (HEAD).
+git's topological order lists 7, 6, 4, 2, 3, 1 for the config: `vision`'s commit 6, which lacks `new`, comes
+before the commits that hold it.
+
+A third (`same_edit`): 1. claim `early`;   2. branch `side`: `early`'s tolerance 0.1 → 0.2;   3. main: the same edit;
+4. main: `toy.other` changes;   5. main merged into `side` (HEAD), whose config is main's whole.
 """
 
 import numpy as np
@@ -23,8 +33,8 @@ from snakemake.utils import update_config
 
 from icdenoise.pipeline.registry import Study
 from icdenoise.records.claims import Claim
-from icdenoise.records.history import (NO_RESULT, Config, ClaimHistory, Repository, git_in, ledger_history, merged,
-                                       prose_paragraphs, snapshot_claims, study_history, with_history,
+from icdenoise.records.history import (NO_RESULT, Config, ClaimHistory, GitError, Repository, git_in, ledger_history,
+                                       merged, prose_paragraphs, snapshot_claims, study_history, with_history,
                                        without_execution)
 
 MEASURE = lambda frames, spec: np.array([1.0])  # noqa: E731 - never run here
@@ -85,6 +95,145 @@ def history(tmp_path_factory):
             "long": study_history(repository, STUDY, ["config/config.yaml", "config/long.yaml"], "long/"),
             "ledger": ledger_history(root, STUDY, ["config/config.yaml"], "", workdir=root),
             "uncommitted": ledger_history(root, STUDY, ["config/config.yaml", "config/mine.yaml"], "mine/", workdir=root)}
+
+
+MERGE_CLAIMS = {name: Claim("Fig. 3", name, MEASURE, needs=(("case", block),))
+                for name, block in (("early", "sub"), ("vis", "sub"), ("new", "sub"), ("joint", "other"))}
+MERGE_STUDY = Study(name="toy", title="Toy", claims=MERGE_CLAIMS, shared_settings=("training",))
+
+
+def merge_config(other=1, side=False, vis=0.1):
+    claims = {"early": spec(0.1), "vis": spec(vis)}
+    if side:
+        claims |= {"new": spec(0.1, case="a"), "joint": spec(0.2)}
+    return {"training": {"epochs": 5}, "toy": {"sub": {"cases": ["a"]}, "other": {"y": other}, "claims": claims}}
+
+
+@pytest.fixture(scope="module")
+def merges(tmp_path_factory):
+    """The commits of the repository with merged branches (1-7, by number; module docstring), the config file's
+    text at each, and what history reads at HEAD for the default run."""
+    root = tmp_path_factory.mktemp("merges")
+    git = git_in(root)
+    who = ["-c", "user.email=a@b", "-c", "user.name=a", "-c", "commit.gpgsign=false"]
+    commits, texts = {}, {}
+
+    def write(files):
+        for path, content in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(content if isinstance(content, str) else yaml.safe_dump(content, sort_keys=False))
+        git(["add", "-A"], b"")
+
+    def commit(number, files):
+        write(files)
+        git([*who, "commit", "-q", "-m", f"commit {number}"], b"")
+        commits[number] = git(["rev-parse", "HEAD"], b"").decode().strip()
+        texts[number] = (root / "config/config.yaml").read_text()
+
+    def merge(number, branch, files):
+        try:  # the merged config is written below whether git's own merge of it conflicts or not
+            git([*who, "merge", "-q", "--no-ff", "--no-commit", branch], b"")
+        except GitError:
+            pass
+        commit(number, files)
+
+    git(["init", "-q"], b"")
+    commit(1, {"config/config.yaml": merge_config()})
+    main = git(["rev-parse", "--abbrev-ref", "HEAD"], b"").decode().strip()
+    git(["checkout", "-q", "-b", "side"], b"")
+    commit(2, {"config/config.yaml": merge_config(side=True)})
+    git(["checkout", "-q", main], b"")
+    commit(3, {"config/config.yaml": merge_config(other=2)})
+    merge(4, "side", {"config/config.yaml": merge_config(other=2, side=True)})
+    commit(5, {"docs/ledgers/default/toy.csv": "claim,verdict\nnew,PASS\njoint,PASS\nvis,PASS\n"})
+    git(["checkout", "-q", "-b", "vision", commits[3]], b"")
+    commit(6, {"config/config.yaml": merge_config(other=2, vis=0.3)})
+    git(["checkout", "-q", main], b"")
+    merge(7, "vision", {"config/config.yaml": merge_config(other=2, side=True, vis=0.3)})
+    repository = Repository(git)
+    return {"commits": commits, "texts": texts,
+            "parents": {number: repository.parents[commit] for number, commit in commits.items()},
+            "order": repository.touching(["config/config.yaml"]),
+            "default": study_history(repository, MERGE_STUDY, ["config/config.yaml"])}
+
+
+def test_the_merged_repository_is_the_one_the_docstring_describes(merges):
+    commits, parents = merges["commits"], merges["parents"]
+    assert parents[4] == (commits[3], commits[2]) and parents[7] == (commits[5], commits[6])
+    assert parents[6] == (commits[3],)
+    assert [commits[number] for number in (7, 6, 4, 2, 3, 1)] == merges["order"]  # 6 listed before 4 and 2
+    assert yaml.safe_load(merges["texts"][7]) == merge_config(other=2, side=True, vis=0.3)
+
+
+def test_a_claim_written_on_a_merged_branch_dates_from_its_branchs_commit(merges):
+    """`new` was written in 2 on `side`; the merge 4 and the unrelated branch `vision` merged in 7 leave it as it was:
+    its first result (5) came after it was written, so it is confirmatory. Walking git's topological order instead
+    stops at 6, which lacks it, and dates it from the merge 7, after its result."""
+    new, commits = merges["default"]["new"], merges["commits"]
+    assert new.first_written == commits[2] and new.changed == ("toy.claims.new",)
+    assert new.first_result == commits[5] and new.confirmatory and not new.settings_changed_after_result
+
+
+def test_a_claim_whose_values_were_joined_by_a_merge_dates_from_the_merge(merges):
+    """`joint`'s bound was written on `side` (2), its deciding sub-block `other` changed on main (3): its values as
+    today's first stood together in the merge 4, where each parent lacks one of them."""
+    joint, commits = merges["default"]["joint"], merges["commits"]
+    assert joint.first_written == commits[4] and sorted(joint.changed) == ["toy.claims.joint", "toy.other.y"]
+    assert joint.first_result == commits[5] and joint.confirmatory
+
+
+def test_a_change_on_a_merged_branch_dates_from_that_branch_and_the_rest_from_the_start(merges):
+    vis, early, commits = merges["default"]["vis"], merges["default"]["early"], merges["commits"]
+    assert vis.first_written == commits[6] and vis.changed == ("toy.claims.vis.tolerance",)
+    assert vis.first_result == commits[5] and not vis.confirmatory and "on a branch beside" in vis.why
+    assert early.first_written == commits[1] and early.changed == ()  # never different: the first commit
+    assert early.first_result is None and early.confirmatory
+
+
+@pytest.fixture(scope="module")
+def same_edit(tmp_path_factory):
+    """The commits of the repository where both branches made the same edit (1-5; module docstring), the commits
+    git's default history simplification lists for the config, and what history reads at HEAD."""
+    root = tmp_path_factory.mktemp("same_edit")
+    git = git_in(root)
+    who = ["-c", "user.email=a@b", "-c", "user.name=a", "-c", "commit.gpgsign=false"]
+    commits = {}
+
+    def commit(number, content):
+        (root / "config").mkdir(exist_ok=True)
+        (root / "config/config.yaml").write_text(yaml.safe_dump(content, sort_keys=False))
+        git(["add", "-A"], b"")
+        git([*who, "commit", "-q", "-m", f"commit {number}"], b"")
+        commits[number] = git(["rev-parse", "HEAD"], b"").decode().strip()
+
+    git(["init", "-q"], b"")
+    commit(1, merge_config())
+    main = git(["rev-parse", "--abbrev-ref", "HEAD"], b"").decode().strip()
+    git(["checkout", "-q", "-b", "side"], b"")
+    edited = merge_config()
+    edited["toy"]["claims"]["early"]["tolerance"] = 0.2
+    commit(2, edited)
+    git(["checkout", "-q", main], b"")
+    commit(3, edited)
+    edited["toy"]["other"]["y"] = 2
+    commit(4, edited)
+    git(["checkout", "-q", "side"], b"")
+    git([*who, "merge", "-q", "--no-ff", "-m", "commit 5", main], b"")
+    commits[5] = git(["rev-parse", "HEAD"], b"").decode().strip()
+    repository = Repository(git)
+    return {"commits": commits, "parents": repository.parents[commits[5]],
+            "touching": repository.touching(["config/config.yaml"]),
+            "default": study_history(repository, MERGE_STUDY, ["config/config.yaml"])}
+
+
+def test_a_merge_that_took_one_sides_file_whole_hides_neither_side(same_edit):
+    """The merge 5 holds main's file whole, so git's default simplification follows main alone and hides `side`'s
+    own commit 2; walked with every parent, `early`'s tolerance dates from 2, HEAD's own branch, which wrote it first
+    (in topological order)."""
+    commits = same_edit["commits"]
+    assert same_edit["parents"] == (commits[2], commits[4]) and commits[2] not in same_edit["touching"]
+    early = same_edit["default"]["early"]
+    assert early.first_written == commits[2] and early.changed == ("toy.claims.early.tolerance",)
 
 
 def test_a_claim_whose_tolerance_was_set_before_its_first_snapshot_is_confirmatory(history):
