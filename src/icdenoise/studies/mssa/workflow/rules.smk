@@ -203,7 +203,7 @@ rule mssa_lr_grid:
         reported_targets(["<results>/mssa/lr_grid.parquet", "<figures>/mssa/lr_grid.pdf", "<figures>/mssa/lr_grid.png"]),
 
 
-# Sec. 4.2.1 / Fig. 5 / Tables 3-4 scaled: causal character-level language models on Shakespeare's plays (docs/mssa.md,
+# Sec. 4.2.1 / Fig. 5 / Tables 3-4 scaled: causal character-level language models on Shakespeare's plays (docs/mssa_vision_language.md,
 # "Language modelling, scaled").
 LANGUAGE = MSSA["language"]
 LANGUAGE_RUN = "<results>/mssa/language/{language_model}/seed{training_seed}"
@@ -261,8 +261,8 @@ figure_rule(
 )
 
 
-# Sec. 4.1, Tables 1–2 and Fig. 7 (App. C.3), scaled to scikit-learn's handwritten digits (docs/mssa.md, "Vision:
-# digits"): AoT-MSSA-V, AoT-MHSA-V and a ViT per seed, their accuracies, parameter counts and [CLS] attention maps.
+# Sec. 4.1, Tables 1–2 and Fig. 7 (App. C.3), scaled to scikit-learn's handwritten digits (docs/mssa_vision_language.md,
+# "Vision"): AoT-MSSA-V, AoT-MHSA-V and a ViT per seed, their accuracies, parameter counts and [CLS] attention maps.
 VISION = MSSA["vision"]
 
 
