@@ -359,13 +359,16 @@ POINT_BLOCKS = ("cases", "models", "dataset", "training", "evaluation")  # what 
 
 
 def sweep_problems(config: dict, schema: dict) -> list[str]:
-    """Every point's settings are valid as a configured case's would be (the schema's rules and the cross-key
-    checks), each problem named by its sweep and point; for a config whose keys are valid (`key_problems`)."""
+    """Every point's settings are valid as a configured case's would be (the schema's rules, the cross-key checks
+    and, for a task of one's own, its check), each problem named by its sweep and point; for a config whose keys are valid (`key_problems`)."""
     problems = []
     part = {**schema, "required": list(POINT_BLOCKS), "properties": {key: schema["properties"][key] for key in POINT_BLOCKS}}
-    for name, point in sweep_points(config).items():
+    points = sweep_points(config)
+    tasks = task_problems({"cases": {name: point.case for name, point in points.items()}})  # tasks of one's own, at once
+    for name, point in points.items():
         view = point_config(config, point)
         found = schema_problems(view, part) or _shared_block_problems(view)
+        found += [problem for problem in tasks if problem.startswith(f"cases.{name}.")]
         for model, block in point.models.items():
             found += _cannot_denoise(model, block["architecture"], point.case["corruption"]["kind"], config)
         at = ", ".join(f"{key} = {value}" for key, value in point.values.items())

@@ -18,7 +18,7 @@ import json
 import subprocess
 import sys
 
-from icdenoise.maths.tasks import class_report
+from icdenoise.maths.tasks import class_report, make_task
 from icdenoise.pipeline.suggestions import nearest
 from icdenoise.pipeline.user_models import module_file
 
@@ -60,12 +60,24 @@ def is_package_task(task: str) -> bool:
     return task.split(":")[0].startswith(f"{PACKAGE}.")
 
 
+def _own_task_report(block: dict) -> dict:
+    """The check of one of the package's own tasks: its class (`class_report`), and that it is built from the case's
+    keys (its own checks of their values)."""
+    report = class_report(block)
+    if not (report["problems"] or report["missing"] or report["unknown"]):
+        try:
+            make_task(block)
+        except Exception as error:
+            report["problems"] = [f"cannot be built from the case's keys ({type(error).__name__}: {error})"]
+    return report
+
+
 def task_reports(config: dict) -> dict[str, dict]:
     """case → the check of its task of one's own (`inspect_tasks`; the package's own: `class_report`), for every such
     configured case."""
     cases = user_task_cases(config)
     outside = {case: block for case, block in cases.items() if not is_package_task(block["task"])}
-    own = {case: class_report(block) for case, block in cases.items() if is_package_task(block["task"])}
+    own = {case: _own_task_report(block) for case, block in cases.items() if is_package_task(block["task"])}
     return {**own, **inspect_tasks(json.dumps(outside, sort_keys=True))}
 
 

@@ -7,7 +7,7 @@ import pytest
 from scipy.special import softmax
 
 from icdenoise.maths.cases import make_case
-from icdenoise.maths.digits import CLASSES, Digits, digit_images, unit_images
+from icdenoise.maths.digits import CLASSES, RAREST, Digits, digit_images, unit_images
 
 SIGMA_Z_SQ = 1 / 64
 CASE = {"task": "icdenoise.maths.digits:Digits", "n": 64, "per_class": 30,
@@ -60,6 +60,8 @@ def test_its_second_moment_is_one_and_its_oracle_beats_the_zero_predictor():
 
 
 def test_a_size_the_rarest_digit_cannot_fill_and_a_wrong_n_are_refused():
+    _, labels = digit_images()
+    assert np.bincount(labels).min() == RAREST and np.bincount(labels).argmin() == 8
     with pytest.raises(ValueError, match=r"per_class: 175 .* digit 8 has only 174 \(allowed: 1 to 174\)"):
         Digits(n=64, per_class=175)
     with pytest.raises(ValueError, match="n = 64, not 16"):

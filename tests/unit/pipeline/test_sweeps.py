@@ -226,3 +226,26 @@ def test_a_point_whose_case_block_is_its_base_cases_reads_the_base_cases_closed_
     same, other = sweep_points(config).values()
     assert bayes_source(config, same, {}) == "sphere"  # only its dataset differs: the closed forms never read it
     assert bayes_source(config, other, {}) == other.name
+
+
+def test_a_sweep_and_a_named_run_vary_the_digits_corpus_size_and_a_size_it_cannot_fill_is_refused(config, repo):
+    """The real-data case's size (`case.per_class`, icdenoise.maths.digits) is a key like any other: a sweep over it is
+    valid, each point a case of its own; a point the rarest digit cannot fill is refused before any job."""
+    config["sweeps"] = {"corpus": {"cases": ["digits"], "models": ["softmax"], "seeds": [0],
+                                   "grid": {"case.per_class": [10, 174]}}}
+    validate_config(config, repo / "workflow" / "schemas")
+    assert [point.case["per_class"] for point in sweep_points(config).values()] == [10, 174]
+    named = copy.deepcopy(config)
+    named["cases"]["digits"]["per_class"] = 30  # as a named run's file sets it
+    validate_config(named, repo / "workflow" / "schemas")
+    config["sweeps"]["corpus"]["grid"]["case.per_class"] = [10, 175]
+    with pytest.raises(ConfigError) as refused:
+        validate_config(config, repo / "workflow" / "schemas")
+    assert "sweeps.corpus at case.per_class = 175 (case digits.corpus1): cases.digits.corpus1.task:" in str(refused.value)
+    assert "digit 8 has only 174 (allowed: 1 to 174)" in str(refused.value)
+    misspelt = copy.deepcopy(named)
+    misspelt["cases"]["digits"]["per_clas"] = misspelt["cases"]["digits"].pop("per_class")
+    with pytest.raises(ConfigError) as refused:
+        validate_config(misspelt, repo / "workflow" / "schemas")
+    assert "cases.digits.per_clas: not a parameter of the task icdenoise.maths.digits:Digits" in str(refused.value)
+    assert "did you mean per_class?" in str(refused.value)
