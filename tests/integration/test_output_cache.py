@@ -1,4 +1,4 @@
-"""Snakemake's between-workflow cache (`snakemake --cache`, docs/experiments.md) across named runs: a second run
+"""Snakemake's between-workflow cache (`snakemake --cache`, docs/caching.md) across named runs: a second run
 that changes one case's noise runs the jobs that read that case, of the shared stages and of the studies, and links
 the others' tables from the first run's."""
 

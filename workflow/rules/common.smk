@@ -80,7 +80,7 @@ REPORTING = any(argument == "--report" or argument.startswith("--report=") for a
 # `snakemake --cache` keeps the tables of the rules defined with cache=True (helpers.smk: the shared stages and
 # the studies' compute rules) in Snakemake's between-workflow cache, named by a hash of
 # each job's script, params, code files and upstream jobs, and links a run's table to an equal job's instead
-# of running it (docs/experiments.md). Its folder: $SNAKEMAKE_OUTPUT_CACHE, by default this one (absolute, as
+# of running it (docs/caching.md). Its folder: $SNAKEMAKE_OUTPUT_CACHE, by default this one (absolute, as
 # the links need).
 OUTPUT_CACHE = Path(os.environ.setdefault("SNAKEMAKE_OUTPUT_CACHE", str((STATE_DIR / "output-cache").resolve())))
 if workflow.workflow_settings.cache is not None:

@@ -44,7 +44,7 @@ SCORE_TABLES = Collected("SCORE_TABLES", "the studies' score tables that join th
 LEDGER_TABLES = Collected("LEDGER_TABLES", "(study, its ledger's table), compared across runs", rules_file_being_read)
 # `snakemake --cache`: the rules defined with cache=True (the shared stages, the studies' compute rules and
 # score_rule's) keep their outputs in Snakemake's between-workflow cache, at $SNAKEMAKE_OUTPUT_CACHE
-# (OUTPUT_CACHE, common.smk); docs/experiments.md.
+# (OUTPUT_CACHE, common.smk); docs/caching.md.
 CACHING = workflow.workflow_settings.cache is not None
 # The config this run is merged over (its parent: config/config.yaml and every config file before the run's own, the
 # last that sets a setting) and the settings where the run differs from it: the run's own changes, listed first.

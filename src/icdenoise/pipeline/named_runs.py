@@ -9,7 +9,7 @@ fills for the run; every job's metadata lives in the one ``.snakemake`` of the w
 by these distinct paths, so building one run never invalidates another. By default nothing is shared between
 runs: two runs with an equal dataset each draw it, and a run's folder holds everything its figures were built
 from; under `snakemake --cache` equal datasets, trainings and closed forms come from Snakemake's between-workflow
-cache instead. docs/experiments.md has the details.
+cache instead. docs/caching.md has the details.
 """
 
 from __future__ import annotations
