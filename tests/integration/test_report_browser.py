@@ -183,7 +183,7 @@ def test_the_report_opens_and_shows_every_figure_ledger_and_the_leaderboard(brow
     run = SMOKE.name
     run_config = load_yaml(figures.parent / "results" / "config.yaml")
     differences = config_differences(run_config, load_yaml(repo / "config" / "config.yaml"))
-    study_of = {study.title: (name, study.shared_settings) for name, study in studies.items()}  # a figure's, by category
+    study_of = {study.title: (name, study.shared_keys(run_config)) for name, study in studies.items()}  # by category
 
     page = browser.new_page(viewport=SCREEN)
     errors = []

@@ -270,7 +270,7 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
     conventional_name(
         "figure_rule", name, "plot_<figure path parts joined by _>", "plot_" + "_".join(Path(figure).parts)
     )
-    blocks = figure_blocks(study, figure, config[study], STUDIES[study].shared_settings)
+    blocks = figure_blocks(study, figure, config[study], STUDIES[study].shared_keys(config))
     outputs = figure_output(
         f"<figures>/{figure}.pdf", str(here(caption)), STUDIES[study].title, report_labels(study, figure)
     )

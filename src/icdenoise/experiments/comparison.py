@@ -70,13 +70,14 @@ def setting_differences(configs: dict[str, dict]) -> pd.DataFrame:
 def config_differences(config: dict, paper: dict, first=()) -> list[tuple[str, str, str]]:
     """(dotted key, the paper config's value, this run's value), as YAML text, of every setting the run's
     merged config changes, in the paper config's order (`setting_differences`), except that the keys of `first`
-    come first, in their order: the run's own changes (the keys where it differs from its parent config,
-    `parent_config`), which would otherwise hide among those of the config it is merged over."""
+    come first, also in that order: the run's own changes (the keys where it differs from its parent config,
+    `parent_config`), which would otherwise hide among those of the config it is merged over. The order of the
+    keys in the run's own files never counts, so that a figure's footer does not change with it."""
     table = setting_differences({"paper": paper, "run": config})
     differences = [(key, *rows.set_index("run")["value"].reindex(["paper", "run"]))
                    for key, rows in table.groupby("key", sort=False)]
-    rank = {key: index for index, key in enumerate(dict.fromkeys(first))}
-    return sorted(differences, key=lambda entry: rank.get(entry[0], len(rank)))  # stable: the rest keep their order
+    own = set(first)
+    return sorted(differences, key=lambda entry: entry[0] not in own)  # stable: each part keeps the paper's order
 
 
 def parent_config(layers: dict[str, dict]) -> tuple[list[str], dict]:

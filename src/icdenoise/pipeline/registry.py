@@ -128,6 +128,13 @@ class Study:
         reading = self.reading(config)
         return {block: reading(config.get(block)) for block in self.shared_settings}
 
+    def shared_keys(self, config: dict) -> list[str]:
+        """The dotted keys of `shared_view`: each shared block, or where it holds entries of cases or models the
+        study does not read, the keys around them and those of the entries it reads (``cases.linear``,
+        ``training.epochs.linear``, ``training.lr``). A figure's footer names the run's changes under them."""
+        read, names = self.reads(config), entry_names(config)
+        return [key for block in self.shared_settings for key in _read_keys(config.get(block), block, names, read)]
+
     def reading(self, config: dict) -> Callable:
         """A shared block → the block as its claims read it under `config` (`shared_view`); the same function
         dates a claim's settings at older commits (icdenoise.records.history)."""
@@ -155,6 +162,20 @@ def read_names(block: Mapping, runs: set[Run], names: set[str]) -> set[str]:
         elif isinstance(value, str) and value in names:
             found.add(value)
     return found | {run.case for run in runs} | {run.model for run in runs}
+
+
+def _read_keys(value, key: str, names: set[str], read: set[str]) -> list[str]:
+    """`key` itself, or, where the block under it holds a mapping keyed by cases or models (`without_unread`), the
+    keys around that mapping and its entries of `read` alone, in sorted order (never the order of a config file's
+    keys, which a run's own file may change)."""
+    if not isinstance(value, Mapping) or not value:
+        return [key]
+    if set(value) <= names:
+        return [f"{key}.{name}" for name in sorted(value) if name in read]
+    inner = {name: _read_keys(value[name], f"{key}.{name}", names, read) for name in sorted(value)}
+    if all(found == [f"{key}.{name}"] for name, found in inner.items()):
+        return [key]
+    return [found for keys in inner.values() for found in keys]
 
 
 def without_unread(value, names: set[str], read: set[str]):

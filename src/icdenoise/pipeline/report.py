@@ -61,7 +61,7 @@ def figure_blocks(study: str, figure: str, study_block, shared) -> list[str]:
     of the study's block the figure is named after (its file name is the sub-block's name, or starts with it and
     an underscore: `fig3` → onelayer.fig3, `memory/zipf_n` → memory.zipf; of several, the longest:
     `memory/induction_shakespeare` → memory.induction_shakespeare, not memory.induction), then the shared blocks
-    the study reads (`shared`, `Study.shared_settings`), then the rest of the study's block. So the settings the
+    the study reads (`shared`, `Study.shared_keys`: of the cases and models, those it reads), then the rest of the study's block. So the settings the
     figure's own jobs read come before a sibling figure's."""
     name = figure.rsplit("/", 1)[-1]
     named = [key for key in study_block if name == key or name.startswith(f"{key}_")]
