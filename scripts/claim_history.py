@@ -27,7 +27,7 @@ from icdenoise.pipeline.config import load_yaml  # noqa: E402
 from icdenoise.pipeline.named_runs import run_prefix  # noqa: E402
 from icdenoise.pipeline.registry import load_studies  # noqa: E402
 from icdenoise.records.history import Repository, git_in, merged, run_folder, study_history  # noqa: E402
-from icdenoise.records.registration import committed_locks, lock_history, registered_in  # noqa: E402
+from icdenoise.records.registration import tracked_locks, lock_history, registered_in  # noqa: E402
 
 BASE = "config/config.yaml"
 FIELDS = ("run", "study", "claim", "first_written", "first_result", "settings_changed_after_result", "confirmatory",
@@ -51,7 +51,7 @@ def runs(root: Path) -> list[tuple[list[str], str, dict]]:
 def locked_in(root: Path) -> dict[str, str]:
     """Lock key → the commit that added its current line to a claims lock (registration.registered_in)."""
     history = lock_history(root) or []
-    found = {key: registered_in(history, f"{key} {digest}") for key, digest in committed_locks(root).items()}
+    found = {key: registered_in(history, f"{key} {digest}") for key, digest in tracked_locks(root).items()}
     return {key: commit for key, commit in found.items() if commit}
 
 

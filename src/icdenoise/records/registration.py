@@ -100,8 +100,9 @@ def lock_history(root: Path) -> list[tuple[str, list[str], list[str]]] | None:
             commits[-1][1].append(line[1:])
         elif commits and line.startswith("-") and not line.startswith("---"):
             commits[-1][2].append(line[1:])
-    return [(commit, [line for line in added if line not in removed], [line for line in removed if line not in added])
-            for commit, added, removed in commits]
+    moved = [set(added) & set(removed) for _, added, removed in commits]
+    return [(commit, [line for line in added if line not in both], [line for line in removed if line not in both])
+            for (commit, added, removed), both in zip(commits, moved)]
 
 
 def registered_in(history: list[tuple[str, list[str], list[str]]], line: str) -> str | None:
@@ -124,7 +125,7 @@ def locks_at(root: Path, commit: str) -> str | None:
     return "".join(text for text in texts if text is not None) or None
 
 
-def committed_locks(root: Path) -> dict[str, str]:
+def tracked_locks(root: Path) -> dict[str, str]:
     """The lines `<key>` → digest of every claims lock that git tracks in the working tree at `root`, as they are there."""
     found: dict[str, str] = {}
     for name in (_git(root, "ls-files", "--", LOCKS) or "").splitlines():
