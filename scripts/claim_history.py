@@ -3,7 +3,8 @@
 (config/config.yaml's run, then each config/*.yaml that names a run of its own, merged over it), the commit where the
 claim's bound and deciding settings took their current values (`first_written`), the first commit holding a result of
 it (`first_result`), whether its settings changed after that result, whether it is confirmatory, why not, and the
-commit that added its current line of config/claims.lock (`locked_in`), for a referee to check against `git log -p`
+commit that added its current line to its study's claims.lock (`locked_in`; a move from one lock file to another adds
+nothing), for a referee to check against `git log -p`
 (icdenoise.records.history; docs/claims.md, "History").
 
 Usage: python scripts/claim_history.py [--run RUN ...] [--study STUDY ...] [--output FILE.csv] [--timing]
@@ -26,7 +27,7 @@ from icdenoise.pipeline.config import load_yaml  # noqa: E402
 from icdenoise.pipeline.named_runs import run_prefix  # noqa: E402
 from icdenoise.pipeline.registry import load_studies  # noqa: E402
 from icdenoise.records.history import Repository, git_in, merged, run_folder, study_history  # noqa: E402
-from icdenoise.records.registration import LOCK, lock_history, read_lock  # noqa: E402
+from icdenoise.records.registration import tracked_locks, lock_history, registered_in  # noqa: E402
 
 BASE = "config/config.yaml"
 FIELDS = ("run", "study", "claim", "first_written", "first_result", "settings_changed_after_result", "confirmatory",
@@ -48,15 +49,10 @@ def runs(root: Path) -> list[tuple[list[str], str, dict]]:
 
 
 def locked_in(root: Path) -> dict[str, str]:
-    """Lock key → the commit that added its current line of config/claims.lock."""
-    locked = read_lock((root / LOCK).read_text()) if (root / LOCK).exists() else {}
-    found: dict[str, str] = {}
-    for commit, added, _ in lock_history(root) or []:
-        for line in added:
-            key = line.split(" ", 1)[0]
-            if key in locked and key not in found and line.split() == [key, locked[key]]:
-                found[key] = commit
-    return found
+    """Lock key → the commit that added its current line to a claims lock (registration.registered_in)."""
+    history = lock_history(root) or []
+    found = {key: registered_in(history, f"{key} {digest}") for key, digest in tracked_locks(root).items()}
+    return {key: commit for key, commit in found.items() if commit}
 
 
 def table(root: Path, only_runs=(), only_studies=(), timing: bool = False) -> list[dict]:

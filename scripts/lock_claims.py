@@ -1,20 +1,20 @@
 #!/usr/bin/env python3
-"""Write config/claims.lock: the digest of every claim's definition on config/config.yaml, and on every other
-config/*.yaml that names a run of its own (icdenoise.records.registration). Commit the lock on its own,
-before the commit that records results.
+"""Write each study's claims lock, ``claims.lock`` in its folder (icdenoise.pipeline.registry.Study.own_lock): the
+digest of every claim's definition on config/config.yaml, and on every other config/*.yaml that names a run of its
+own (icdenoise.records.registration). Commit the locks on their own, before the commit that records results, in
+the git repository that holds each study.
 
-A study outside icdenoise.studies keeps its lines in its own folder, as claims.lock (icdenoise.records.study_locks):
-this script writes that file for each such study the configs register, and never puts its lines in config/claims.lock.
-Name the config file that registers it with --configfile (merged over config/config.yaml as `snakemake --configfile`
-merges it, with the study's folder on PYTHONPATH): then only those studies' locks are written, config/claims.lock
-is left as it is. Commit the study's lock on its own, in the git repository that holds the study.
+A study that config/config.yaml does not name (one outside icdenoise.studies) is locked the same way: name the
+config file that registers it with --configfile (merged over config/config.yaml as `snakemake --configfile`
+merges it, with the study's folder on PYTHONPATH); then only the locks of the studies config/config.yaml does not
+name are written, and every other lock is left as it is.
 
-Usage: python scripts/lock_claims.py            write the lock
-       python scripts/lock_claims.py --check    list the claims whose definition differs from the lock
+Usage: python scripts/lock_claims.py            write the lock of each study the config/*.yaml files register
+       python scripts/lock_claims.py --check    list the claims whose definition differs from their lock
        PYTHONPATH=PATH python scripts/lock_claims.py --configfile PATH/NAME.yaml [--check]
-                                                write (or check) the claims.lock of each study outside
-                                                icdenoise.studies that PATH/NAME.yaml registers
-A test checks that the committed lock equals this output.
+                                                write (or check) the claims.lock of each study that PATH/NAME.yaml
+                                                registers and config/config.yaml does not
+A test checks that the committed locks equal this output.
 """
 
 from __future__ import annotations
@@ -31,14 +31,13 @@ from icdenoise.pipeline.config import load_yaml, validate_config  # noqa: E402
 from icdenoise.pipeline.named_runs import run_prefix  # noqa: E402
 from icdenoise.pipeline.codedeps import trains_in_shared_stage  # noqa: E402
 from icdenoise.pipeline.definitions import claim_code, study_code  # noqa: E402
-from icdenoise.records.registration import LOCK, lock_text, read_lock, study_digests  # noqa: E402
+from icdenoise.records.registration import lock_text, read_lock, study_digests  # noqa: E402
 
 
-def lock_lines(configs: list[tuple[dict, str]]) -> dict[Path, dict[str, str]]:
-    """Each lock file → its lines `<prefix><study>.<claim>` → digest, for every study that each (config, prefix)
-    registers: its definition, science settings, its own code and the study's jobs' code, as syntax
-    (icdenoise.pipeline.definitions). A built-in study's lines go to config/claims.lock, another study's
-    to its own claims.lock (icdenoise.pipeline.registry.Study.own_lock)."""
+def lock_lines(configs: list[tuple[dict, str]], only=lambda name: True) -> dict[Path, dict[str, str]]:
+    """Each study's lock file (icdenoise.pipeline.registry.Study.own_lock) → its lines `<prefix><study>.<claim>` →
+    digest, for every study that each (config, prefix) registers and `only` accepts (by name): its definition,
+    science settings, its own code and the study's jobs' code, as syntax (icdenoise.pipeline.definitions)."""
     locks: dict[Path, dict[str, str]] = {}
     codes: dict = {}  # what the configs share is read once: a study's jobs' code, a claim's own code
 
@@ -49,13 +48,15 @@ def lock_lines(configs: list[tuple[dict, str]]) -> dict[Path, dict[str, str]]:
 
     for config, prefix in configs:
         for name, study in validate_config(config, REPO / "workflow" / "schemas").items():
+            if not only(name):
+                continue
             registry = __import__(study.claims_module, fromlist=["CLAIMS"]).CLAIMS
             shared = trains_in_shared_stage(study, config)
             if (study.package, shared) not in codes:
                 codes[study.package, shared] = study_code(study, REPO / "workflow", shared)
             digests = study_digests(name, registry, config[name]["claims"], study.claim_settings(config), prefix,
                                     codes[study.package, shared], own_code)
-            locks.setdefault(REPO / LOCK if study.own_lock is None else study.own_lock, {}).update(digests)
+            locks.setdefault(study.own_lock, {}).update(digests)
     return locks
 
 
@@ -86,10 +87,15 @@ def configs(configfiles: list[Path] = ()) -> list[tuple[dict, str]]:
     return found
 
 
-def paper_digests() -> dict[str, str]:
-    """The lines of config/claims.lock: config/config.yaml's built-in claims, then those of every other config/*.yaml
-    that names a run of its own, merged over config/config.yaml as Snakemake merges a --configfile."""
-    return lock_lines(configs()).get(REPO / LOCK, {})
+def project_studies() -> set[str]:
+    """The studies config/config.yaml names, whose locks --configfile leaves as they are."""
+    return set(load_yaml(REPO / "config" / "config.yaml")["studies"])
+
+
+def paper_locks() -> dict[Path, dict[str, str]]:
+    """The lines of each study's lock: its claims on config/config.yaml, then on every other config/*.yaml that names
+    a run of its own, merged over config/config.yaml as Snakemake merges a --configfile."""
+    return lock_lines(configs())
 
 
 def shown(path: Path) -> str:
@@ -100,23 +106,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="list the claims whose definition differs from the lock; exit 1 if any")
     parser.add_argument("--configfile", nargs="+", type=Path, default=[], metavar="FILE",
-                        help="config files that register studies outside icdenoise.studies: write (or check) only their own "
-                             "claims.lock, never config/claims.lock")
+                        help="config files that register studies config/config.yaml does not name: write (or check) only "
+                             "those studies' claims.lock")
     arguments = parser.parse_args()
     try:
-        locks = lock_lines(configs(arguments.configfile))
+        if arguments.configfile:
+            named = project_studies()
+            locks = lock_lines(configs(arguments.configfile), lambda name: name not in named)
+        else:
+            locks = paper_locks()
     except (OSError, ValueError) as error:
         print(f"lock_claims.py: {error}", file=sys.stderr)
         return 2
-    if arguments.configfile:
-        locks.pop(REPO / LOCK, None)
-        if not locks:
-            print(f"lock_claims.py: {' '.join(map(str, arguments.configfile))} register no study outside icdenoise.studies, "
-                  "whose claims.lock this would write; name the config file whose `studies` block names yours, or lock a "
-                  "built-in study's claims in config/claims.lock with `python scripts/lock_claims.py`", file=sys.stderr)
-            return 2
-    else:
-        locks.setdefault(REPO / LOCK, {})
+    if arguments.configfile and not locks:
+        print(f"lock_claims.py: {' '.join(map(str, arguments.configfile))} register no study that config/config.yaml does "
+              "not name, whose claims.lock this would write; name the config file whose `studies` block names yours, or "
+              "lock the studies config/config.yaml names with `python scripts/lock_claims.py`", file=sys.stderr)
+        return 2
     if arguments.check:
         changed = []
         for path, digests in locks.items():

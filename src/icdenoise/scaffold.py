@@ -5,8 +5,9 @@ compute rule writing Parquet, one figure, one claim with its registered toleranc
 E‖x̃ − x‖²/n = σ_z², so MSE/n over σ_z² is 1) and leaderboard rows on every case (score_rule). Without
 --outside it is a built-in study, src/icdenoise/studies/NAME; with it, the package PATH/NAME and the config file
 PATH/NAME.yaml that registers it (merged with --configfile, PATH on PYTHONPATH) and names its own run, NAME (its
-outputs under runs/NAME/), its claims locked in PATH/NAME/claims.lock. It prints the next commands, with this
-environment's python and snakemake: register, commit, lock, commit the lock alone, build from that clean commit.
+outputs under runs/NAME/). Either way its claims are locked in its folder, NAME/claims.lock. It prints the next
+commands, with this environment's python and snakemake: register, commit, lock, commit the lock alone, build from
+that clean commit.
 """
 
 from __future__ import annotations
@@ -280,7 +281,7 @@ def scaffold(name: str, outside: Path | None = None, studies: Path = STUDIES) ->
         return [f"register it: add to config/config.yaml, under `studies:` and as a block of its own:\n{text}",
                 f"{python} scripts/config_table.py > config/README.md",
                 f"git add src/icdenoise/studies/{name} config && git commit -m 'the {name} study'",
-                f"{python} scripts/lock_claims.py && git add config/claims.lock && git commit -m 'the {name} claims'"
+                f"{python} scripts/lock_claims.py && git add src/icdenoise/studies/{name}/claims.lock && git commit -m 'the {name} claims'"
                 "  # the lock in a commit of its own; build with the checkout clean",
                 f"{snakemake} --cores 2 {name} leaderboard --configfile config/smoke.yaml"]
     block.write_text(BLOCK.format(where=f"{outside}/{name}", how=": merge it with --configfile, with this folder on PYTHONPATH",

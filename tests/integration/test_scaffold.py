@@ -1,7 +1,7 @@
 """A study written by `python -m icdenoise.scaffold` and a study's own claims lock, with real Snakemake runs and
 real git repositories: the scaffolded outside study builds its figure, its ledger and leaderboard rows on both of
 its cases beside the smoke run; the example study, locked in its own folder in a git repository made here, gives
-registered rows after a clean commit, and config/claims.lock is left as it was."""
+registered rows after a clean commit, and the built-in studies' locks are left as they were."""
 
 import os
 import shutil
@@ -63,7 +63,8 @@ def test_a_study_locked_in_its_own_folder_is_registered_after_a_clean_commit(rep
     for folder in ("src", "scripts"):
         shutil.copytree(repo / folder, checkout / folder, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(EXAMPLE, checkout / "example", ignore=shutil.ignore_patterns("__pycache__"))
-    project_lock = (checkout / "config" / "claims.lock").read_bytes()
+    project_locks = {path: path.read_bytes() for path in (checkout / "src").rglob("claims.lock")}
+    assert len(project_locks) == 4  # one per built-in study, in its folder
     (checkout / ".gitignore").write_text(".snakemake/\nruns/\n__pycache__/\n")
     _git(checkout, "init", "-q")
     _git(checkout, "add", "-A")
@@ -74,7 +75,7 @@ def test_a_study_locked_in_its_own_folder_is_registered_after_a_clean_commit(rep
     assert locked.returncode == 0, locked.stderr
     lock = checkout / "example" / "scaled_query_study" / "claims.lock"
     assert "smoke/scaled_query.best_scale_is_optimal " in lock.read_text()
-    assert (checkout / "config" / "claims.lock").read_bytes() == project_lock
+    assert {path: path.read_bytes() for path in (checkout / "src").rglob("claims.lock")} == project_locks
     assert _git(checkout, "status", "--porcelain") == "?? example/scaled_query_study/claims.lock\n"
     _git(checkout, "add", "-A")
     _git(checkout, "commit", "-q", "-m", "the study's claims, on their own")
@@ -85,7 +86,7 @@ def test_a_study_locked_in_its_own_folder_is_registered_after_a_clean_commit(rep
     ledger = pd.read_parquet(checkout / smoke_target("figures/scaled_query/claims.parquet"))
     assert ledger["registered"].all(), ledger["registration"].tolist()
     assert list(ledger["defined_in"]) == [lock_commit]
-    assert _git(checkout, "status", "--porcelain") == ""  # config/claims.lock untouched, nothing else changed
+    assert _git(checkout, "status", "--porcelain") == ""  # the built-in studies' locks untouched, nothing else changed
 
 
 def test_a_study_in_another_repository_is_registered_only_from_its_clean_head_at_or_after_the_lock(tmp_path):

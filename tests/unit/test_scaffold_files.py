@@ -21,8 +21,8 @@ def test_it_writes_every_file_of_a_built_in_study_and_the_steps_to_register_it(t
     assert steps[1:] == [
         f"{python} scripts/config_table.py > config/README.md",
         "git add src/icdenoise/studies/toy config && git commit -m 'the toy study'",
-        f"{python} scripts/lock_claims.py && git add config/claims.lock && git commit -m 'the toy claims'  # the lock in a commit "
-        "of its own; build with the checkout clean",
+        f"{python} scripts/lock_claims.py && git add src/icdenoise/studies/toy/claims.lock && git commit -m 'the toy claims'  "
+        "# the lock in a commit of its own; build with the checkout clean",
         f"{snakemake_command(REPO)} --cores 2 toy leaderboard --configfile config/smoke.yaml"]
 
 

@@ -36,8 +36,6 @@ from icdenoise.pipeline.user_models import is_user_class, module_file
 from icdenoise.pipeline.user_tasks import task_module_files, task_notices
 
 WORKFLOW = Path(workflow.basedir) / "workflow"
-# The pre-registered claim definitions, relative to the working directory: a copied workflow keeps its ledgers.
-CLAIMS_LOCK = os.path.relpath(Path(workflow.basedir) / "config" / "claims.lock")
 CONFIG_FILES = ["config/config.yaml", *workflow.overwrite_configfiles]  # merged in this order, then --config
 with config_errors_end_the_run():  # every problem, each under the file that sets its key; no traceback
     STUDIES = validate_config(  # name → icdenoise.pipeline.registry.Study, in the config's order

@@ -296,8 +296,8 @@ def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=Non
 
 def ledger_rule(name, study, tables, output, caption, appendix=None):
     """Define the rule `name`, which must be write_<study>_ledger; it writes the study's claims ledger (its claims module's
-    CLAIMS and the config block <study>.claims, each claim's definition checked against config/claims.lock, or against the study's own
-    claims.lock for a study outside icdenoise.studies: Study.own_lock) measured on `tables`
+    CLAIMS and the config block <study>.claims, each claim's definition checked against the study's own claims.lock,
+    Study.own_lock) measured on `tables`
     (a dict: frame name → table), as output["table"] (Parquet), output["text"] (Markdown)
     and, beside the Markdown, the same text as an HTML page (.html), which the report shows with the
     caption `caption`. `appendix`: the keyword arguments of the claims module's markdown_appendix, if it
@@ -307,8 +307,10 @@ def ledger_rule(name, study, tables, output, caption, appendix=None):
     captioned = report(
         page, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, "claims ledger")
     )
-    own_lock = STUDIES[study].own_lock  # a lock not written yet is no input: every row is then not registered
-    lock = CLAIMS_LOCK if own_lock is None else [str(own_lock)] if own_lock.is_file() else []
+    # relative to the working directory, so that a copied workflow keeps its ledgers; a lock not written yet is no
+    # input: every row is then not registered
+    own_lock = STUDIES[study].own_lock
+    lock = [os.path.relpath(own_lock)] if own_lock.is_file() else []
     job_rule(
         name,
         f"The claims ledger of the {study} study: every configured claim, our value and its interval, pass, fail or "

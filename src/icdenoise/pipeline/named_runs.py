@@ -148,6 +148,6 @@ def unnamed_changes(config: dict, base: dict) -> list[str]:
 
 
 def run_prefix(run: str, base_run: str) -> str:
-    """The prefix of a run's lines in config/claims.lock (icdenoise.records.registration): none for the base
+    """The prefix of a run's lines in each study's claims.lock (icdenoise.records.registration): none for the base
     run (config/config.yaml's), `<run>/` for the others."""
     return "" if run == base_run else f"{run}/"

@@ -24,8 +24,7 @@ from typing import NamedTuple
 
 from icdenoise.pipeline.resources import SizeModel
 
-BUILT_IN = "icdenoise.studies"  # the package of the built-in studies, whose claims are locked in config/claims.lock
-STUDY_LOCK = "claims.lock"  # a study's own claims lock, in its folder, for a study outside BUILT_IN
+STUDY_LOCK = "claims.lock"  # a study's own claims lock, in its folder (icdenoise.records.registration.LOCK_NAME)
 
 
 class Run(NamedTuple):
@@ -90,16 +89,11 @@ class Study:
         return self.workflow / "schema.yaml"
 
     @property
-    def built_in(self) -> bool:
-        """Whether it is a package of icdenoise.studies (its claims are locked in config/claims.lock)."""
-        return self.package.startswith(f"{BUILT_IN}.")
-
-    @property
-    def own_lock(self) -> Path | None:
-        """Its own claims lock, ``<folder>/claims.lock``, for a study outside icdenoise.studies (written by
-        ``scripts/lock_claims.py``, committed in the git repository that holds the study); None for a built-in
-        study, whose lines are in config/claims.lock (icdenoise.records.study_locks)."""
-        return None if self.built_in else self.folder / STUDY_LOCK
+    def own_lock(self) -> Path:
+        """Its claims lock, ``<folder>/claims.lock``, for every study, built-in or not (written by
+        ``scripts/lock_claims.py``, committed on its own in the git repository that holds the study;
+        icdenoise.records.study_locks)."""
+        return self.folder / STUDY_LOCK
 
     @property
     def claims_module(self) -> str:

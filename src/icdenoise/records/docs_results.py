@@ -21,7 +21,7 @@ A marker quoted in code (between backticks, or in a fenced block) is text, not a
 relative to the repository root. A snapshot that is not there yet (the ledger has not been built and snapshotted
 at this commit) gives the one-line `PLACEHOLDER` (inline: `INLINE_PLACEHOLDER`).
 `check` lists every marker whose content is not what its snapshot gives, which makes stale docs a failing
-test; nothing here reads config/claims.lock, so registering claims never forces a docs edit in the same commit.
+test; nothing here reads a claims lock, so registering claims never forces a docs edit in the same commit.
 """
 
 from __future__ import annotations

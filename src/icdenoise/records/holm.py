@@ -49,7 +49,7 @@ min(1, max over j ≤ i of (m − j + 1)·p_(j)) (``holm_p``). ``holm_verdict``:
 most α keeps its verdict, one above α is "inconclusive after Holm"; an INCONCLUSIVE stays INCONCLUSIVE. Rows outside
 the family keep their p-value but get no adjusted one and an empty ``holm_verdict``.
 
-The adjustment was written after the ledgers' verdicts were seen, and is not registered in config/claims.lock: it
+The adjustment was written after the ledgers' verdicts were seen, and is not registered in any claims lock: it
 reads only the ledger's own columns, each of which is, and decides no per-claim verdict. This module is the
 ledger's bookkeeping (icdenoise.pipeline.codedeps.BOOKKEEPING), part of no claim's digest.
 """

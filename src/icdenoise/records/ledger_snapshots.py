@@ -18,8 +18,9 @@ Then one row per claim, in the ledger's order, with the columns `COLUMNS` (those
 ledger has them: how each interval was obtained, and the family-wise adjustment's columns, icdenoise.records.holm;
 a snapshot written before them lacks them and is read with them absent): the ledger's values as it wrote
 them, floats to `DIGITS` significant digits (NaN as ``nan``), booleans as ``true``/``false``, and each claim's
-``digest``: its definition's line in config/claims.lock at the commit the ledger was built from
-(icdenoise.records.registration). A registered row's digest is the lock's at that commit, because registered
+``digest``: its definition's line in the claims locks at the commit the ledger was built from (its study's
+``claims.lock``, or, before the locks moved into the studies' folders, config/claims.lock;
+icdenoise.records.registration.locks_at). A registered row's digest is the lock's at that commit, because registered
 means the ledger was built from a clean tree there and its digest equalled the lock's; the commit that
 registered it (``defined_in``) added that very line. A row that is not registered belongs to no registered
 definition, and its digest is empty.
@@ -30,7 +31,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -38,7 +38,7 @@ from typing import Callable
 import pandas as pd
 
 from icdenoise.records.artifacts import read_metadata, sha256_file
-from icdenoise.records.registration import LOCK, read_lock
+from icdenoise.records.registration import locks_at, read_lock
 
 COLUMNS = (
     "claim", "verdict", "ours_mean", "interval_low", "interval_high", "n_values", "ours_min", "ours_max",
@@ -55,7 +55,8 @@ FOLDER = Path("docs") / "ledgers"
 HEADER_KEYS = ("snapshot of", "ledger sha256", "run", "study", "built at", "registration", "written by")
 WRITER = "scripts/snapshot_ledgers.py"
 ALL_REGISTERED = "every row registered"
-LockAt = Callable[[str], "str | None"]  # a commit → config/claims.lock's text at that commit, or None
+LockAt = Callable[[str], "str | None"]  # a commit → the lines of every claims lock there, or None (registration.locks_at)
+LOCKS_SHOWN = "claims lock"  # how the messages name the lock files
 
 
 class SnapshotError(ValueError):
@@ -76,16 +77,9 @@ class Snapshot:
 
 
 def lock_at(root: Path) -> LockAt:
-    """config/claims.lock's text at a commit of the repository at `root` (``git show``), None where git has none."""
-
-    def show(commit: str) -> str | None:
-        try:
-            return subprocess.run(["git", "show", f"{commit}:{LOCK.as_posix()}"], cwd=root, capture_output=True, text=True,
-                                  check=True).stdout
-        except (OSError, subprocess.CalledProcessError):
-            return None
-
-    return show
+    """The lines of every claims lock of the repository at `root` at a commit (registration.locks_at), None where git
+    has none."""
+    return lambda commit: locks_at(root, commit)
 
 
 def _ledger_facts(path: Path) -> tuple[dict, str, str]:
@@ -142,7 +136,7 @@ def snapshot_rows(table: pd.DataFrame, study: str, run_prefix: str, build_commit
     if registered.any():
         text = lock(build_commit)
         if text is None:
-            raise SnapshotError(f"{source}: git has no {LOCK.as_posix()} at {build_commit[:12]}, the commit the ledger was built "
+            raise SnapshotError(f"{source}: git has no {LOCKS_SHOWN} at {build_commit[:12]}, the commit the ledger was built "
                                 "from; snapshot in the repository (and history) that built it")
         locked = read_lock(text)
     rows = []
@@ -151,13 +145,13 @@ def snapshot_rows(table: pd.DataFrame, study: str, run_prefix: str, build_commit
         if row["registered"]:
             key = f"{run_prefix}{study}.{row['claim']}"
             if key not in locked:
-                raise SnapshotError(f"{source}: claim {row['claim']} is marked registered, but {LOCK.as_posix()} at "
-                                    f"{build_commit[:12]} has no line {key}: the ledger does not belong to this repository's history")
+                raise SnapshotError(f"{source}: claim {row['claim']} is marked registered, but no {LOCKS_SHOWN} at "
+                                    f"{build_commit[:12]} has a line {key}: the ledger does not belong to this repository's history")
             digest = locked[key]
             defining = lock(str(row["defined_in"]))
             if defining is None or read_lock(defining).get(key) != digest:
                 raise SnapshotError(f"{source}: claim {row['claim']} names {row['defined_in']} as the commit that registered it, "
-                                    f"but {LOCK.as_posix()} there does not hold {key} {digest}")
+                                    f"but no {LOCKS_SHOWN} there holds {key} {digest}")
         rows.append({column: _cell(column, digest if column == "digest" else row[column]) for column in snapshot_columns(table)})
     return rows
 
@@ -177,7 +171,7 @@ def snapshot_text(path: Path, locks: LockAt, allow_unregistered: bool = False, s
         raise SnapshotError(
             f"{source}: {len(unregistered)} of {len(table)} claims are not registered (first: {first['claim']}: "
             f"{first.get('registration', 'no registration column')}). Build the ledger from a clean checkout of a commit after the "
-            f"one that last changed {LOCK.as_posix()} (docs/claims.md, 'Pre-registration'), then snapshot it again; or pass "
+            f"one that last changed its study's claims.lock (docs/claims.md, 'Pre-registration'), then snapshot it again; or pass "
             "--allow-unregistered to write a snapshot marked not citable")
     if commit == "unknown" and len(unregistered) < len(table):
         raise SnapshotError(f"{source}: the ledger's provenance names no commit, yet some rows are registered")

@@ -252,7 +252,7 @@ def markdown(table: pd.DataFrame, title: str, built_by: str, sources: dict) -> s
         "",
         f"{headline(table)} Ours: the mean, its 95% interval, and the values' range where there are several. "
         f"Built by `{built_by}` from the pipeline's Parquet tables. Each tolerance and inconclusive rule is fixed in "
-        "config/claims.lock before its result; the verdict says where a row is not registered, and the table "
+        "the study's claims.lock before its result; the verdict says where a row is not registered, and the table "
         "`Registration` below gives each claim's: the commit that registered its definition (`defined in`), the "
         "commits where its bound and deciding settings took their current values (`first written`) and where a "
         "result of it was first committed (`first result`), read from git (a claim whose settings do not predate "

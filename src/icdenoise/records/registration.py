@@ -1,5 +1,5 @@
-"""Pre-registration of claims: each claim's definition as a digest, the lock file that fixes them in git,
-the commit that last changed each, whether a ledger row is registered, and the rule that no commit changes a
+"""Pre-registration of claims: each claim's definition as a digest, the lock files that fix them in git,
+the commit that registered each, whether a ledger row is registered, and the rule that no commit changes a
 claim and its results together.
 
 A claim's definition is what its verdict depends on: where and what it states, its measure and inconclusive
@@ -9,14 +9,16 @@ value, comparison, tolerance and why, inconclusive rules, names), the study sett
 jobs run), and what the study's jobs run with the wiring that hands them their tables
 (icdenoise.pipeline.definitions.study_code). Code enters as syntax: docstrings, comments and layout never change
 a digest, and a definition that no job of the study reaches leaves it alone. Its digest is a line
-``<study>.<claim> <digest>`` of ``config/claims.lock``, computed on config/config.yaml, and
+``<study>.<claim> <digest>`` of its study's own lock, ``claims.lock`` in the study's folder
+(``icdenoise.pipeline.registry.Study.own_lock``), computed on config/config.yaml, and
 ``<run>/<study>.<claim> <digest>`` for each shipped config that names a run of its own (merged over
 config/config.yaml, as Snakemake merges it). The lock is committed on its own, before or with no results
-(docs/claims.md).
+(docs/claims.md). Every study, in this package or outside it, is registered the same way
+(icdenoise.records.study_locks).
 
-A ledger row is *registered* (`registration`) only when its digest is the lock's, the lock line is committed,
-the ledger was built from a clean tree at that lock commit or a descendant of it, and every table it reads was
-built from a clean tree at such a commit. Any other row is *not registered*, with the reason.
+The commit that registered a line is the newest commit that added it to one of the repository's claims locks
+(`lock_history`, `registered_in`); a commit that moves a line from one lock file to another, adding and removing
+it at once, registers nothing, so moving a study's folder (or its lock) re-registers none of its claims.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ from pathlib import Path
 from typing import Callable
 
 from icdenoise.records.claims import Claim
-from icdenoise.records.provenance import training_devices
 
 
-LOCK = Path("config") / "claims.lock"
+LOCK_NAME = "claims.lock"  # a study's claims lock, in its folder (icdenoise.pipeline.registry.Study.own_lock)
+LOCKS = f":(glob)**/{LOCK_NAME}"  # the git pathspec of every claims lock of a repository
 HEADER = (
     "# Pre-registered claims: `<study>.<claim> <digest>` of each claim's definition (statement, measure and rule code,\n"
     "# config block, the science settings its verdict depends on, and the code of the study's jobs) on config/config.yaml;\n"
@@ -39,8 +41,6 @@ HEADER = (
     "# each other config/*.yaml that names its own run. Written by\n"
     "# `python scripts/lock_claims.py`; commit it on its own, before the commit that records the results (docs/claims.md).\n"
 )
-UNREGISTERED = "not pre-registered (differs from config/claims.lock)"
-UNCOMMITTED = "uncommitted (config/claims.lock is not committed)"
 
 
 ClaimCode = Callable[[Claim], str]  # a claim → its own code as syntax (icdenoise.pipeline.definitions.claim_code)
@@ -86,9 +86,10 @@ def _git(root: Path, *arguments: str) -> str | None:
 
 
 def lock_history(root: Path) -> list[tuple[str, list[str], list[str]]] | None:
-    """Each commit that changed the lock, newest first: (short hash, lines it added, lines it removed).
-    None where there is no git history."""
-    log = _git(root, "log", "--format=commit %h", "-p", "--unified=0", "--", str(LOCK))
+    """Each commit that changed a claims lock of the repository at `root` (`LOCKS`: any file named claims.lock),
+    newest first: (short hash, lines it added, lines it removed), less the lines it both added and removed (moved
+    from one lock file to another: no definition changed). None where there is no git history."""
+    log = _git(root, "log", "--format=commit %h", "-p", "--unified=0", "--", LOCKS)
     if log is None:
         return None
     commits: list[tuple[str, list[str], list[str]]] = []
@@ -99,26 +100,45 @@ def lock_history(root: Path) -> list[tuple[str, list[str], list[str]]] | None:
             commits[-1][1].append(line[1:])
         elif commits and line.startswith("-") and not line.startswith("---"):
             commits[-1][2].append(line[1:])
-    return commits
+    moved = [set(added) & set(removed) for _, added, removed in commits]
+    return [(commit, [line for line in added if line not in both], [line for line in removed if line not in both])
+            for (commit, added, removed), both in zip(commits, moved)]
 
 
-def defined_in(root: Path, study: str, digests: dict[str, str]) -> dict[str, str]:
-    """claim id → the commit that last changed its committed definition, or why there is none: its digest
-    differs from the lock's (a config or code that is not the pre-registered one), or the lock line is
-    not committed, or there is no git history."""
-    lock_path = root / LOCK
-    locked = read_lock(lock_path.read_text()) if lock_path.exists() else {}
-    history = lock_history(root)
-    found = {}
-    for key, digest in digests.items():
-        claim_id = key.rsplit("/", 1)[-1].split(".", 1)[1]
-        if locked.get(key) != digest:
-            found[claim_id] = UNREGISTERED
-        elif history is None:
-            found[claim_id] = "unknown (no git history)"
-        else:
-            found[claim_id] = next((commit for commit, added, _ in history if f"{key} {digest}" in added), UNCOMMITTED)
+def registered_in(history: list[tuple[str, list[str], list[str]]], line: str) -> str | None:
+    """The commit of `history` (`lock_history`) that registered the lock line `line` (``<key> <digest>``): the newest
+    that added it, unless a newer one removed it (then, as where none added it, the line is not committed: None)."""
+    for commit, added, removed in history:
+        if line in added:
+            return commit
+        if line in removed:
+            return None
+    return None
+
+
+def locks_at(root: Path, commit: str) -> str | None:
+    """The lines of every claims lock (`LOCKS`) of the repository at `root` at `commit`, as one lock text; None where
+    git has no such commit or no lock there."""
+    names = [name for name in (_git(root, "ls-tree", "-r", "--name-only", commit) or "").splitlines()
+             if name.rsplit("/", 1)[-1] == LOCK_NAME]
+    texts = [_git(root, "show", f"{commit}:{name}") for name in names]
+    return "".join(text for text in texts if text is not None) or None
+
+
+def tracked_locks(root: Path) -> dict[str, str]:
+    """The lines `<key>` → digest of every claims lock that git tracks in the working tree at `root`, as they are there."""
+    found: dict[str, str] = {}
+    for name in (_git(root, "ls-files", "--", LOCKS) or "").splitlines():
+        if (root / name).is_file():
+            found.update(read_lock((root / name).read_text()))
     return found
+
+
+def registration(*arguments, **keywords) -> dict[str, dict]:
+    """Not used: every study's rows are registered from its own lock (icdenoise.records.study_locks.study_registration).
+    The name stays because workflow/scripts/write_ledger.py imports it, in an arm no study takes now, and that
+    script's text is part of every claim's digest: it goes with the next re-registration of every claim."""
+    raise NotImplementedError("every study's claims lock is its own: use icdenoise.records.study_locks.study_registration")
 
 
 def premature_results(commits: list[tuple[str, list[str], list[str], list[str]]], results_docs: dict[str, tuple[str, ...]]) -> list[str]:
@@ -132,13 +152,13 @@ def premature_results(commits: list[tuple[str, list[str], list[str], list[str]]]
         for study in studies:
             touched = sorted(set(files) & set(results_docs.get(study, ())))
             if touched:
-                problems.append(f"commit {commit} changes {study} claim definitions in config/claims.lock and its results in "
+                problems.append(f"commit {commit} changes {study} claim definitions in its claims lock and its results in "
                                 f"{', '.join(touched)}: commit the definitions first, then the results")
     return problems
 
 
 def commits_with_files(root: Path) -> list[tuple[str, list[str], list[str], list[str]]]:
-    """For premature_results: every commit that changed the lock, with the files it changed."""
+    """For premature_results: every commit that changed a claims lock (`lock_history`), with the files it changed."""
     commits = []
     for commit, added, removed in lock_history(root) or []:
         files = (_git(root, "show", "--format=", "--name-only", commit) or "").split()
@@ -221,28 +241,3 @@ def row(commit: str, build: dict, reasons: list[str], devices: dict[str, int] | 
     on), ``registered`` and ``registration``."""
     return {"defined_in": commit, "built_from": built_from(build, devices), "registered": not reasons,
             "registration": REGISTERED if not reasons else f"{NOT_REGISTERED}: {'; '.join(reasons)}"}
-
-
-def registration(root: Path, study: str, digests: dict[str, str], build: dict, tables: dict[str, dict],
-                 workflow: Path | None = None) -> dict[str, dict]:
-    """claim id → its ledger row's registration (`row`): ``defined_in`` (the commit that registered its digest, or why
-    none did), ``built_from`` (`built_from` of the ledger's build and of the devices its tables' training jobs ran on,
-    provenance.training_devices), ``registered`` (bool) and ``registration``
-    (`REGISTERED`, or `NOT_REGISTERED` and why).
-
-    root: the repository holding config/claims.lock; build: the ledger job's git state; tables: each table the
-    ledger reads (its path) → its provenance (git_commit, git_dirty); workflow: the workflow's folder
-    (`build_reasons`). Registered means: the digest is the lock's and committed, and the ledger and every table
-    were built from a clean tree at the lock commit or a descendant of it (no result was computed before its
-    claim's registration)."""
-    common = build_reasons(build, tables, workflow)
-    devices = training_devices(tables)
-    rows = {}
-    for claim_id, commit in defined_in(root, study, digests).items():
-        reasons = list(common)
-        if not is_commit(commit):
-            reasons.insert(0, commit)
-        elif not common:
-            reasons += order_reasons(root, commit, build, tables)
-        rows[claim_id] = row(commit, build, reasons, devices)
-    return rows

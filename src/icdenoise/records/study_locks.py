@@ -1,14 +1,16 @@
-"""Pre-registration for a study outside icdenoise.studies: its claims lock lives with it, as ``claims.lock`` in
-its folder (icdenoise.pipeline.registry.Study.own_lock), in the line format of config/claims.lock
-(``<study>.<claim> <digest>`` and ``<run>/<study>.<claim> <digest>``, icdenoise.records.registration), and its
-registration is read from that file's git history, in whatever repository holds the study.
+"""Pre-registration of a study: its claims lock lives with it, as ``claims.lock`` in its folder
+(icdenoise.pipeline.registry.Study.own_lock), for a study of icdenoise.studies as for one outside the package,
+in the line format of icdenoise.records.registration (``<study>.<claim> <digest>`` and
+``<run>/<study>.<claim> <digest>``), and its registration is read from the git history of the repository that
+holds the study (registration.lock_history: the newest commit that added the line to a claims lock, a move from one
+lock file to another registering nothing).
 
-A row is *registered* under the rules of config/claims.lock: its digest is the lock's and committed, and the ledger
-and every table were built from a clean tree at the lock commit or a descendant of it. Where the study's repository is this package's, those commits are the
-ledger's and the tables' own (their provenance). Where it is another repository, whose commits the provenance does
-not record: this package's checkout must be clean as well, the study's repository must be clean with its HEAD at
-the lock commit or a descendant of it when the ledger is built, and no table file may be older than the lock
-commit. A study in no git repository has no registered row.
+A row is *registered* when its digest is the lock's and committed, and the ledger and every table were built from a
+clean tree at the lock commit or a descendant of it. Where the study's repository is this package's (every study of
+icdenoise.studies), those commits are the ledger's and the tables' own (their provenance). Where it is another
+repository, whose commits the provenance does not record: this package's checkout must be clean as well, the study's
+repository must be clean with its HEAD at the lock commit or a descendant of it when the ledger is built, and no table
+file may be older than the lock commit. A study in no git repository has no registered row.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 
 from icdenoise.records.artifacts import SOURCE
 from icdenoise.records.provenance import training_devices
-from icdenoise.records.registration import _is_ancestor, build_reasons, is_commit, order_reasons, read_lock, repository, row
+from icdenoise.records.registration import (_is_ancestor, build_reasons, is_commit, lock_history, order_reasons, read_lock,
+                                            registered_in, repository, row)
 
 
 def _git(folder: Path, *arguments: str) -> str | None:
@@ -35,44 +38,34 @@ def shown(lock: Path, repo: Path | None) -> str:
     return lock.relative_to(repo).as_posix() if repo and lock.is_relative_to(repo) else str(lock)
 
 
-def added_in(repo: Path, lock: Path, line: str) -> str | None:
-    """The short hash of the newest commit of `repo` that added `line` to the file `lock`, or None."""
-    log = _git(repo, "log", "--format=commit %h", "-p", "--unified=0", "--", str(lock.resolve().relative_to(repo)))
-    commit = None
-    for text in (log or "").splitlines():
-        if text.startswith("commit "):
-            commit = text.split()[1]
-        elif text == f"+{line}":
-            return commit
-    return None
-
-
 def _defined_in(lock: Path, repo: Path | None, digests: dict[str, str]) -> dict[str, str]:
-    """claim id → the commit that registered its digest in the study's lock, or why none did."""
+    """claim id → the commit that registered its digest in the study's lock (registration.registered_in), or why none
+    did."""
     name = shown(lock, repo)
     locked = read_lock(lock.read_text()) if lock.is_file() else None
+    history = lock_history(repo) if repo is not None and locked is not None else None
+    how = ("`python scripts/lock_claims.py` (with `--configfile <its config file>` for a study that config/config.yaml "
+           "does not name)")
     found = {}
     for key, digest in digests.items():
         claim_id = key.rsplit("/", 1)[-1].split(".", 1)[1]
         if locked is None:
-            found[claim_id] = (f"not pre-registered (no {name}: write it with `python scripts/lock_claims.py --configfile "
-                               "<the config file that names the study>` and commit it on its own)")
+            found[claim_id] = f"not pre-registered (no {name}: write it with {how} and commit it on its own)"
         elif locked.get(key) != digest:
-            found[claim_id] = (f"not pre-registered (differs from {name}: lock the definitions you mean with "
-                               "`python scripts/lock_claims.py --configfile <its config file>` and commit it before building)")
+            found[claim_id] = (f"not pre-registered (differs from {name}: lock the definitions you mean with {how} and "
+                               "commit it before building)")
         elif repo is None:
             found[claim_id] = (f"not registered ({name} is in no git repository: put the study in one and commit its "
                                "claims.lock on its own, before building)")
         else:
-            found[claim_id] = added_in(repo, lock, f"{key} {digest}") or f"uncommitted ({name} is not committed)"
+            found[claim_id] = registered_in(history or [], f"{key} {digest}") or f"uncommitted ({name} is not committed)"
     return found
 
 
 def study_registration(lock: Path, digests: dict[str, str], build: dict, tables: dict[str, dict],
                        project: Path = SOURCE, workflow: Path | None = None) -> dict[str, dict]:
-    """claim id → its ledger row's registration, as icdenoise.records.registration.registration gives it for
-    config/claims.lock (``defined_in``, ``built_from``, ``registered``, ``registration``), read from the study's
-    own lock `lock` (the module docstring's rules). build: the ledger job's git state
+    """claim id → its ledger row's registration (registration.row: ``defined_in``, ``built_from``, ``registered``,
+    ``registration``), read from the study's own lock `lock` (the module docstring's rules). build: the ledger job's git state
     (icdenoise.records.artifacts.git_state, read in `project`, this package's checkout); tables: each table's path → its
     provenance (git_commit, git_dirty); workflow: the workflow's folder (registration.build_reasons)."""
     repo = repository(lock.parent)

@@ -82,21 +82,25 @@ def test_the_committed_lock_is_current(repo):
     spec = importlib.util.spec_from_file_location("lock_claims", repo / "scripts" / "lock_claims.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    locked = read_lock((repo / "config" / "claims.lock").read_text())
-    current = script.paper_digests()
-    changed = sorted(key for key in current.keys() | locked.keys() if current.get(key) != locked.get(key))
-    assert not changed, (f"{len(changed)} claims' definitions differ from config/claims.lock, e.g. {changed[:10]}. Run "
-                         "`python scripts/lock_claims.py` "
-                         "and commit the lock on its own, before the results")
+    locks = script.paper_locks()
+    assert {path.parent.name for path in locks} == {"onelayer", "alltoken", "mssa", "memory"}  # each in its study's folder
+    assert not (repo / "config" / "claims.lock").exists()  # no lock outside the studies' folders
+    changed = []
+    for path, current in locks.items():
+        locked = read_lock(path.read_text()) if path.is_file() else {}
+        changed += sorted(f"{path.parent.name}/claims.lock: {key}" for key in current.keys() | locked.keys()
+                          if current.get(key) != locked.get(key))
+    assert not changed, (f"{len(changed)} claims' definitions differ from their study's claims.lock, e.g. {changed[:10]}. "
+                         "Run `python scripts/lock_claims.py` and commit the locks on their own, before the results")
 
 
 def test_a_commit_changing_definitions_and_their_results_docs_together_is_found():
     docs = {"memory": ("docs/memory.md",), "mssa": ("docs/mssa.md",)}
     commits = [
-        ("aaa1111", ["memory.gamma_mean 1111"], ["memory.gamma_mean 0000"], ["config/claims.lock", "config/config.yaml"]),
-        ("bbb2222", ["mssa.fig6_x 2222"], [], ["config/claims.lock", "docs/memory.md"]),  # another study's docs: fine
-        ("ccc3333", ["memory.gamma_mean 3333"], ["memory.gamma_mean 1111"], ["config/claims.lock", "docs/memory.md"]),
-        ("ddd4444", ["# a comment"], [], ["config/claims.lock", "docs/mssa.md"]),
+        ("aaa1111", ["memory.gamma_mean 1111"], ["memory.gamma_mean 0000"], ["memory/claims.lock", "config/config.yaml"]),
+        ("bbb2222", ["mssa.fig6_x 2222"], [], ["mssa/claims.lock", "docs/memory.md"]),  # another study's docs: fine
+        ("ccc3333", ["memory.gamma_mean 3333"], ["memory.gamma_mean 1111"], ["memory/claims.lock", "docs/memory.md"]),
+        ("ddd4444", ["# a comment"], [], ["mssa/claims.lock", "docs/mssa.md"]),
     ]
     problems = premature_results(commits, docs)
     assert len(problems) == 1 and problems[0].startswith("commit ccc3333 changes memory claim definitions")

@@ -4,7 +4,6 @@ job counted once, an input rewritten since not followed, and named in each row's
 import pandas as pd
 import pytest
 
-from icdenoise.records import registration as registration_module
 from icdenoise.records import study_locks
 from icdenoise.records.artifacts import read_metadata, write_parquet
 from icdenoise.records.provenance import training_devices
@@ -64,12 +63,9 @@ def test_both_names_of_a_jobs_device_count(tmp_path, monkeypatch, key):
 
 
 def test_every_registered_row_names_the_devices_in_built_from(tmp_path, monkeypatch):
-    # both lookups, config/claims.lock's and a study's own lock, give each row the devices of the tables it read
+    # a study's lock lookup gives each row the devices of the tables it read
     monkeypatch.chdir(tmp_path)
     tables = chain({"mssa": H100, "mhsa": H100})
-    monkeypatch.setattr(registration_module, "defined_in", lambda root, study, digests: {"a_claim": "not pre-registered"})
-    rows = registration_module.registration(tmp_path, "mssa", {}, CLEAN, tables)
-    assert rows["a_claim"]["built_from"] == f"abc1234 (clean); trained on {H100}: 2 jobs"
     monkeypatch.setattr(study_locks, "repository", lambda folder: None)
     rows = study_locks.study_registration(tmp_path / "claims.lock", {"mssa.a_claim": "0" * 64}, CLEAN, tables)
     assert rows["a_claim"]["built_from"] == f"abc1234 (clean); trained on {H100}: 2 jobs"

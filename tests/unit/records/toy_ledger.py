@@ -12,7 +12,7 @@ from icdenoise.records.holm import with_holm
 
 BUILT, REGISTERED_IN = "b" * 40, "a" * 7  # the commit the toy ledger was built at, and the lock commit before it
 LOCK = "# lock\ntoy.spread 1111222233334444\ntoy.single 5555666677778888\nlong/toy.spread 9999aaaabbbbcccc\nlong/toy.single dddd\n"
-LOCKS = {BUILT: LOCK, REGISTERED_IN: LOCK}  # commit → config/claims.lock's text there
+LOCKS = {BUILT: LOCK, REGISTERED_IN: LOCK}  # commit → the lines of its claims locks there
 REGISTRY = {"spread": Claim("Fig. 1", "the spread is 1", lambda frames, spec: np.array([1.0, 1.1, 0.9])),
             "single": Claim("Fig. 2", "one value at most 2", lambda frames, spec: np.array([3.0]))}
 CONFIG = {"spread": {"paper_value": 1.0, "comparison": "within_absolute", "tolerance": 0.2, "tolerance_reason": "why",
@@ -24,7 +24,7 @@ CONFIG = {"spread": {"paper_value": 1.0, "comparison": "within_absolute", "toler
 def write_toy_ledger(path, registered=True, run_prefix="", holm=True):
     """A toy study's ledger at `path`, built at BUILT; its rows registered in REGISTERED_IN, or not registered; with
     the family-wise adjustment's columns (icdenoise.records.holm), or, `holm` false, as older code wrote it."""
-    rows = {claim: {"defined_in": REGISTERED_IN if registered else "not pre-registered (differs from config/claims.lock)",
+    rows = {claim: {"defined_in": REGISTERED_IN if registered else "not pre-registered (differs from toy/claims.lock)",
                     "built_from": f"{BUILT[:7]} (clean)", "registered": registered,
                     "registration": "registered" if registered else "not registered: its digest differs"}
             for claim in REGISTRY}
