@@ -25,7 +25,7 @@ from icdenoise.records.history import ledger_history, with_history
 from icdenoise.records.holm import with_holm
 from icdenoise.records.ledger_text import headline, markdown
 from icdenoise.records.pages import markdown_page
-from icdenoise.records.registration import registration, repository, study_digests
+from icdenoise.records.registration import repository, study_digests
 from icdenoise.records.study_locks import study_registration
 
 log = start_job(snakemake)
@@ -40,11 +40,7 @@ digests = study_digests(params.study, claims.CLAIMS, params.claims, params.setti
                         claim_code)
 paths = [path for entry in tables.values() for path in ([entry] if isinstance(entry, str) else entry)]
 provenance = {path: read_metadata(path) for path in paths if str(path).endswith(".parquet")}
-if study.own_lock is None:
-    rows = registration(Path(snakemake.input.lock).resolve().parents[1], params.study, digests, git_state(), provenance,
-                        workflow_dir)
-else:
-    rows = study_registration(study.own_lock, digests, git_state(), provenance, workflow=workflow_dir)
+rows = study_registration(study.own_lock, digests, git_state(), provenance, workflow=workflow_dir)
 table = ledger(claims.CLAIMS, frames, params.claims, rows)
 config_files = [entry["file"] for entry in params.config_sources["files"]]
 table = with_history(table, ledger_history(repository(workflow_dir), study, config_files, params.registered_as))

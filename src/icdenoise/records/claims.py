@@ -146,7 +146,7 @@ def undecided_because(claim: Claim, measurement: Measurement, frames: Frames, sp
 
 def ledger(registry: dict[str, Claim], frames: Frames, claims_config: dict, definitions: Mapping[str, dict] | None = None) -> pd.DataFrame:
     """One row per configured claim, in registry order. `definitions`: claim id → its registration
-    (icdenoise.records.registration.registration: defined_in, built_from, registered, registration), shown in
+    (icdenoise.records.study_locks.study_registration: defined_in, built_from, registered, registration), shown in
     the ledger; a claim without one is not registered."""
     rows = []
     for claim_id, claim in registry.items():

@@ -134,13 +134,6 @@ def tracked_locks(root: Path) -> dict[str, str]:
     return found
 
 
-def registration(*arguments, **keywords) -> dict[str, dict]:
-    """Not used: every study's rows are registered from its own lock (icdenoise.records.study_locks.study_registration).
-    The name stays because workflow/scripts/write_ledger.py imports it, in an arm no study takes now, and that
-    script's text is part of every claim's digest: it goes with the next re-registration of every claim."""
-    raise NotImplementedError("every study's claims lock is its own: use icdenoise.records.study_locks.study_registration")
-
-
 def premature_results(commits: list[tuple[str, list[str], list[str], list[str]]], results_docs: dict[str, tuple[str, ...]]) -> list[str]:
     """The commits that change a claim's definition and its study's results docs together.
 
