@@ -25,7 +25,6 @@ from functools import cache
 
 import numpy as np
 
-from icdenoise.maths.bayes import gmm_posterior_mean_point_masses
 from icdenoise.maths.tasks import UserTask
 
 PIXEL_MAX = 16.0  # load_digits' pixels are integers 0..16
@@ -81,6 +80,8 @@ class Digits(UserTask):
 
     def bayes(self, prompts, sigma_z_sq):
         """Eq. 8 over every image of each prompt's digit, computed one digit at a time."""
+        from icdenoise.maths.bayes import gmm_posterior_mean_point_masses  # (scipy) here: the config check imports this module
+
         images = unit_images(self.per_class)
         digits = np.asarray(prompts.task["digit"]).astype(int)
         weights = np.full(self.per_class, 1 / self.per_class)
