@@ -30,10 +30,11 @@ import pandas as pd
 import pytest
 import yaml
 from snakemake.utils import update_config
+from toy_git import WHO, ToyGit
 
 from icdenoise.pipeline.registry import Study
 from icdenoise.records.claims import Claim
-from icdenoise.records.history import (NO_RESULT, Config, ClaimHistory, GitError, Repository, git_in, ledger_history,
+from icdenoise.records.history import (NO_RESULT, Config, ClaimHistory, GitError, Repository, ledger_history,
                                        merged, prose_paragraphs, snapshot_claims, study_history, with_history,
                                        without_execution)
 
@@ -67,19 +68,8 @@ DOC = ("# Toy\n\n`early` passes (ours 1.0).\n\n<!-- ledger-claim: docs/ledgers/d
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
     """The repository's commits (1-8, by number) and what history reads there, for the default run and for `long`."""
-    root = tmp_path_factory.mktemp("history")
-    git = git_in(root)
-    commits = {}
-
-    def commit(number, files):
-        for path, content in files.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(content if isinstance(content, str) else yaml.safe_dump(content, sort_keys=False))
-        git(["add", "-A"], b"")
-        git(["-c", "user.email=a@b", "-c", "user.name=a", "-c", "commit.gpgsign=false", "commit", "-q", "-m", f"commit {number}"], b"")
-        commits[number] = git(["rev-parse", "HEAD"], b"").decode().strip()
-
-    git(["init", "-q"], b"")
+    toy = ToyGit(tmp_path_factory.mktemp("history"))
+    root, git, commits, commit = toy.root, toy.git, toy.commits, toy.commit
     long_run = lambda y: {"run": {"name": "long"}, "toy": {"other": {"y": y}}}  # noqa: E731
     commit(1, {"config/config.yaml": config(), "config/long.yaml": long_run(5)})
     commit(2, {"config/config.yaml": config(back=0.05)})
@@ -113,21 +103,11 @@ def merge_config(other=1, side=False, vis=0.1):
 def merges(tmp_path_factory):
     """The commits of the repository with merged branches (1-7, by number; module docstring), the config file's
     text at each, and what history reads at HEAD for the default run."""
-    root = tmp_path_factory.mktemp("merges")
-    git = git_in(root)
-    who = ["-c", "user.email=a@b", "-c", "user.name=a", "-c", "commit.gpgsign=false"]
-    commits, texts = {}, {}
-
-    def write(files):
-        for path, content in files.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(content if isinstance(content, str) else yaml.safe_dump(content, sort_keys=False))
-        git(["add", "-A"], b"")
+    toy = ToyGit(tmp_path_factory.mktemp("merges"))
+    root, git, who, commits, texts = toy.root, toy.git, WHO, toy.commits, {}
 
     def commit(number, files):
-        write(files)
-        git([*who, "commit", "-q", "-m", f"commit {number}"], b"")
-        commits[number] = git(["rev-parse", "HEAD"], b"").decode().strip()
+        toy.commit(number, files)
         texts[number] = (root / "config/config.yaml").read_text()
 
     def merge(number, branch, files):
@@ -137,7 +117,6 @@ def merges(tmp_path_factory):
             pass
         commit(number, files)
 
-    git(["init", "-q"], b"")
     commit(1, {"config/config.yaml": merge_config()})
     main = git(["rev-parse", "--abbrev-ref", "HEAD"], b"").decode().strip()
     git(["checkout", "-q", "-b", "side"], b"")
@@ -194,19 +173,10 @@ def test_a_change_on_a_merged_branch_dates_from_that_branch_and_the_rest_from_th
 def same_edit(tmp_path_factory):
     """The commits of the repository where both branches made the same edit (1-5; module docstring), the commits
     git's default history simplification lists for the config, and what history reads at HEAD."""
-    root = tmp_path_factory.mktemp("same_edit")
-    git = git_in(root)
-    who = ["-c", "user.email=a@b", "-c", "user.name=a", "-c", "commit.gpgsign=false"]
-    commits = {}
+    toy = ToyGit(tmp_path_factory.mktemp("same_edit"))
+    git, who, commits = toy.git, WHO, toy.commits
+    commit = lambda number, content: toy.commit(number, {"config/config.yaml": content})  # noqa: E731
 
-    def commit(number, content):
-        (root / "config").mkdir(exist_ok=True)
-        (root / "config/config.yaml").write_text(yaml.safe_dump(content, sort_keys=False))
-        git(["add", "-A"], b"")
-        git([*who, "commit", "-q", "-m", f"commit {number}"], b"")
-        commits[number] = git(["rev-parse", "HEAD"], b"").decode().strip()
-
-    git(["init", "-q"], b"")
     commit(1, merge_config())
     main = git(["rev-parse", "--abbrev-ref", "HEAD"], b"").decode().strip()
     git(["checkout", "-q", "-b", "side"], b"")

@@ -9,11 +9,11 @@ The repository (made once, in the module's fixture: unit tests spawn no process 
 """
 
 import pytest
-import yaml
+from toy_git import ToyGit
 
 from icdenoise.pipeline.registry import Run, Study
 from icdenoise.records.claims import Claim
-from icdenoise.records.history import Repository, git_in, study_history
+from icdenoise.records.history import Repository, study_history
 
 CLAIMS = {"c": Claim("Fig. 1", "c", lambda frames, spec: None)}
 STUDY = Study(name="toy", title="Toy", claims=CLAIMS, runs=lambda config: {Run("a", "m", 5)},
@@ -42,25 +42,13 @@ def test_the_shared_view_keeps_what_the_study_reads_whole_and_drops_the_rest():
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
-    root = tmp_path_factory.mktemp("reading")
-    git = git_in(root)
-    commits = {}
-
-    def commit(number, files):
-        for path, content in files.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(content if isinstance(content, str) else yaml.safe_dump(content, sort_keys=False))
-        git(["add", "-A"], b"")
-        git(["-c", "user.email=a@b", "-c", "user.name=a", "-c", "commit.gpgsign=false", "commit", "-q", "-m", f"commit {number}"], b"")
-        commits[number] = git(["rev-parse", "HEAD"], b"").decode().strip()
-
-    git(["init", "-q"], b"")
-    commit(1, {"config/config.yaml": config()})
-    commit(2, {"docs/ledgers/default/toy.csv": "claim,verdict\nc,PASS\n"})
-    commit(3, {"config/config.yaml": config(b=2.0, new=True)})
-    at_3 = study_history(Repository(git), STUDY, ["config/config.yaml"])
-    commit(4, {"config/config.yaml": config(a=2.0, b=2.0, new=True)})
-    return commits, at_3, study_history(Repository(git), STUDY, ["config/config.yaml"])
+    repository = ToyGit(tmp_path_factory.mktemp("reading"))
+    repository.commit(1, {"config/config.yaml": config()})
+    repository.commit(2, {"docs/ledgers/default/toy.csv": "claim,verdict\nc,PASS\n"})
+    repository.commit(3, {"config/config.yaml": config(b=2.0, new=True)})
+    at_3 = study_history(Repository(repository.git), STUDY, ["config/config.yaml"])
+    repository.commit(4, {"config/config.yaml": config(a=2.0, b=2.0, new=True)})
+    return repository.commits, at_3, study_history(Repository(repository.git), STUDY, ["config/config.yaml"])
 
 
 def test_a_case_the_study_does_not_read_dates_none_of_its_claims(history):
