@@ -23,6 +23,7 @@ import yaml
 from icdenoise.records.claims import VERDICTS
 
 COLUMNS = ["run", "kind", "study", "case", "estimator", "claim", "key", "value", "mse", "ratio_to_bayes", "ours_mean", "verdict"]
+SAFE_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's where PyYAML has it: the same text, ~4× faster
 NOT_SETTINGS = ("run", "comparison", "execution")  # top-level blocks that are not the science a run computes
 MISSING = "–"
 
@@ -44,7 +45,8 @@ def flat_settings(config: dict) -> dict[str, str]:
             for key, value in node.items():
                 walk(value, f"{prefix}.{key}" if prefix else str(key))
         else:
-            flat[prefix] = yaml.safe_dump(node, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
+            text = yaml.dump(node, Dumper=SAFE_DUMPER, default_flow_style=True, width=10**6)
+            flat[prefix] = text.strip().removesuffix("...").strip()
 
     walk({key: value for key, value in config.items() if key not in NOT_SETTINGS}, "")
     return flat
