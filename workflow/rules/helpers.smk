@@ -307,10 +307,10 @@ def ledger_rule(name, study, tables, output, caption, appendix=None):
     captioned = report(
         page, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, "claims ledger")
     )
-    # relative to the working directory, so that a copied workflow keeps its ledgers; a lock not written yet is no
-    # input: every row is then not registered
+    # absolute, as the code inputs are: the same path wherever the working directory lies, so that a copied workflow
+    # keeps its ledgers; a lock not written yet is no input: every row is then not registered
     own_lock = STUDIES[study].own_lock
-    lock = [os.path.relpath(own_lock)] if own_lock.is_file() else []
+    lock = [str(own_lock)] if own_lock.is_file() else []
     job_rule(
         name,
         f"The claims ledger of the {study} study: every configured claim, our value and its interval, pass, fail or "
