@@ -249,8 +249,8 @@ def test_moving_a_real_function_to_a_new_module_re_registers_nothing(scratch, re
     fits = copy / "maths" / "fits.py"
     text = fits.read_text()
     start, end = text.index("def loglog_slope("), text.index("def loglog_slope_where_defined(")
-    (copy / "maths" / "slopes.py").write_text('"""Moved."""\n\nimport numpy as np\nfrom scipy import stats\n\n\n'
-                                             + text[start:end])
+    imports = "".join(f"{line}\n" for line in text[:start].splitlines() if line.startswith(("import ", "from scipy")))
+    (copy / "maths" / "slopes.py").write_text(f'"""Moved."""\n\n{imports}\n\n' + text[start:end])  # fits.py's imports
     fits.write_text(text[:start] + "from icdenoise.maths.slopes import loglog_slope\n\n\n" + text[end:])
     assert study_code(memory, repo / "workflow", False) == base
     _edit(copy / "maths" / "slopes.py", "    dof = x.size - 2\n", "    dof = x.size - 1\n")
