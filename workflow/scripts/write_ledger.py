@@ -1,9 +1,8 @@
 """Rule write_<study>_ledger: a study's claims ledger as Parquet and Markdown, from its Parquet tables
 (icdenoise.records.claims; the study's claims module, its claims block and the settings its claims depend
 on are the rule's params), each claim's definition (with its code and its study's, as syntax) looked up in
-the study's own claims.lock and its git history (icdenoise.records.study_locks; the first arm of the `if` below is
-taken by no study now that every study has its own lock, and stays only because this script's statements are part of
-every claim's digest), each row registered or not, each claim's history in git
+the study's own claims.lock and its git history (icdenoise.records.study_locks), each row registered or not, each
+claim's history in git
 (when its bound and deciding settings took their current values, its first committed result, and so whether it is
 confirmatory: icdenoise.records.history), Holm's family-wise adjustment beside each verdict
 (icdenoise.records.holm), and the Markdown as an HTML page for the report

@@ -33,7 +33,9 @@ The four columns, for one claim of one run:
   branch's; a value changed and changed back dates from the change back, not from its first appearance. A claim's
   values are walked together (every key path the same), so that a claim whose bound was written on one branch
   and a deciding setting changed on another dates from the merge that first joined them.
-- ``first_result``: the first commit (in topological order) that holds a result of the claim in this run:
+- ``first_result``: the first commit that holds a result of the claim in this run, on every line of history (a
+  commit whose ancestors hold none; the commits that changed a file on every side of every merge,
+  `Repository.touching`, so that a result first committed on a merged branch counts from there):
   1. its snapshot ``docs/ledgers/<run>/<study>.csv`` (``<run>`` is ``default`` for config/config.yaml's run) has a
      row for the claim; or
   2. its study's results docs (``Study.results_docs``, default ``docs/<study>.md``) mention the claim's id, as a
@@ -45,9 +47,9 @@ The four columns, for one claim of one run:
      a mention counts only in a paragraph that also names the run (``memory_full``), and a named run whose values
      equal the default run's measures what the default run measures: the default run's results count as its own.
   No such commit: no result yet (``none``).
-- ``settings_changed_after_result``: ``first_written`` is a strict descendant of ``first_result``: the bound or a
+- ``settings_changed_after_result``: ``first_written`` is a strict descendant of a first result: the bound or a
   deciding setting took its current value after a result was committed.
-- ``confirmatory``: ``first_written`` is a strict ancestor of ``first_result`` (the test was fixed before the first
+- ``confirmatory``: ``first_written`` is a strict ancestor of every first result (the test was fixed before any
   result), or there is no result yet: then nothing was seen, and the claim is confirmatory so far. The same commit,
   or two commits on branches beside each other, is not confirmatory, and neither is a history that cannot be read.
 
@@ -180,11 +182,15 @@ class Repository:
         self._ancestors: dict[str, frozenset[str]] = {}
 
     def touching(self, paths: Sequence[str]) -> list[str]:
-        """The commits that changed any of `paths`, newest first, in topological order (git's history
-        simplification: a merge that took one side's file whole is skipped, that side's commits are listed)."""
+        """The commits that changed any of `paths`, newest first, in topological order, on every side of every
+        merge (``git log --full-history``). Git's default simplification follows only a merge's side whose files
+        the merge took whole, and hides the other side's commits: a result first committed on a branch that main
+        had already caught up with would be dated from main's later copy, and its claim would look confirmatory
+        when its settings were written between the two."""
         key = tuple(sorted(paths))
         if key not in self._touching:
-            log = self.git(["log", "--format=%H", "--topo-order", self.head, "--", *key], b"").decode().split()
+            log = self.git(["log", "--format=%H", "--topo-order", "--full-history", self.head, "--", *key],
+                           b"").decode().split()
             self._touching[key] = [commit for commit in log if commit in self.order]
         return self._touching[key]
 
@@ -270,10 +276,12 @@ class Repository:
             self._ancestors[commit] = frozenset(found)
         return self._ancestors[commit]
 
-    def first(self, commits) -> str | None:
-        """The earliest of `commits` in topological order (None for none)."""
-        commits = [commit for commit in commits if commit is not None]
-        return min(commits, key=self.order.__getitem__) if commits else None
+    def earliest(self, commits) -> tuple[str, ...]:
+        """The commits of `commits` that have none of the others as an ancestor, in topological order: where each
+        line of history first holds something."""
+        commits = set(commits)
+        return tuple(sorted((commit for commit in commits if not commits & self.ancestors(commit)),
+                            key=self.order.__getitem__))
 
 
 ANNOTATIONS = ("tolerance_reason", "exploratory", "self_check", "implied_by", "superseded_by")  # a claim block's keys that
@@ -502,42 +510,45 @@ def snapshot_claims(text: str) -> set[str]:
     return {row.get("claim", "") for row in csv.DictReader(io.StringIO("\n".join(lines)))} - {""}
 
 
-def first_mentions(repository: Repository, path: str, words: set[str], run: str | None = None) -> dict[str, str]:
-    """Word of `words` → the first commit (topological order) at which file `path` mentions it in its prose
-    (`prose_paragraphs`); `run`: only in a paragraph that also names that word."""
-    found: dict[str, str] = {}
-    commits = sorted(repository.touching([path]), key=repository.order.__getitem__)
-    for commit, text in zip(commits, repository.read([(commit, path) for commit in commits])):
-        if text is None or len(found) == len(words):
-            continue
-        for paragraph in prose_paragraphs(text):
-            if run is None or run in paragraph:
-                for word in (words & paragraph) - found.keys():
-                    found[word] = commit
-    return found
-
-
-def first_snapshot_rows(repository: Repository, path: str, claims: set[str]) -> dict[str, str]:
-    """Claim of `claims` → the first commit (topological order) at which the snapshot `path` has a row for it."""
-    found: dict[str, str] = {}
-    commits = sorted(repository.touching([path]), key=repository.order.__getitem__)
+def mentions(repository: Repository, path: str, words: set[str], run: str | None = None) -> dict[str, set[str]]:
+    """Word of `words` → every commit at which file `path` mentions it in its prose (`prose_paragraphs`) and that
+    changed the file (`Repository.touching`, on every side of every merge); `run`: only in a paragraph that also
+    names that word."""
+    found: dict[str, set[str]] = {}
+    commits = repository.touching([path])
     for commit, text in zip(commits, repository.read([(commit, path) for commit in commits])):
         if text is not None:
-            for claim in (snapshot_claims(text) & claims) - found.keys():
-                found[claim] = commit
+            for paragraph in prose_paragraphs(text):
+                if run is None or run in paragraph:
+                    for word in words & paragraph:
+                        found.setdefault(word, set()).add(commit)
     return found
 
 
-def first_results(repository: Repository, study: str, docs: Sequence[str], run: str, claims: set[str]) -> dict[str, str]:
-    """Claim → the first commit holding a result of it in run `run` (`DEFAULT_RUN` or a named run's name): its row in
-    the run's snapshot, or its id in the study's results `docs` (for a named run, in a paragraph naming the run)."""
-    candidates: dict[str, list[str]] = {claim: [] for claim in claims}
-    sources = [first_snapshot_rows(repository, f"{SNAPSHOTS}/{run}/{study}.csv", claims)]
-    sources += [first_mentions(repository, doc, claims, None if run == DEFAULT_RUN else run) for doc in docs]
+def snapshot_rows(repository: Repository, path: str, claims: set[str]) -> dict[str, set[str]]:
+    """Claim of `claims` → every commit that changed the snapshot `path` (on every side of every merge) and holds a
+    row for it."""
+    found: dict[str, set[str]] = {}
+    commits = repository.touching([path])
+    for commit, text in zip(commits, repository.read([(commit, path) for commit in commits])):
+        if text is not None:
+            for claim in snapshot_claims(text) & claims:
+                found.setdefault(claim, set()).add(commit)
+    return found
+
+
+def first_results(repository: Repository, study: str, docs: Sequence[str], run: str, claims: set[str]) -> dict[str, tuple[str, ...]]:
+    """Claim → the first commits holding a result of it in run `run` (`DEFAULT_RUN` or a named run's name): its row in
+    the run's snapshot, or its id in the study's results `docs` (for a named run, in a paragraph naming the run).
+    First on every line of history (`Repository.earliest`): a result committed on a merged branch is one, beside
+    the first on main; no claim is left without one it has."""
+    holding: dict[str, set[str]] = {claim: set() for claim in claims}
+    sources = [snapshot_rows(repository, f"{SNAPSHOTS}/{run}/{study}.csv", claims)]
+    sources += [mentions(repository, doc, claims, None if run == DEFAULT_RUN else run) for doc in docs]
     for source in sources:
-        for claim, commit in source.items():
-            candidates[claim].append(commit)
-    return {claim: first for claim, commits in candidates.items() if (first := repository.first(commits))}
+        for claim, commits in source.items():
+            holding[claim] |= commits
+    return {claim: repository.earliest(commits) for claim, commits in holding.items() if commits}
 
 
 @dataclass(frozen=True)
@@ -569,23 +580,27 @@ def short(commit: str) -> str:
     return commit[:SHORT]
 
 
-def judged(repository: Repository, written: Written, result: str | None) -> ClaimHistory:
-    """The history of a claim whose values date from `written` and whose first result is `result` (None: none)."""
+def judged(repository: Repository, written: Written, results: Sequence[str] = ()) -> ClaimHistory:
+    """The history of a claim whose values date from `written` and whose first results are `results` (the first on
+    each line of history, `first_results`; none: no result yet). It is confirmatory only if its values are a strict
+    ancestor of every one of them; its `first_result` is the first in topological order, or the one it fails on."""
     commit, changed = written.commit, written.changed
     what = f" ({', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})" if changed else ""
-    if result is None:
+    if not results:
         return ClaimHistory(commit, None, False, True, "", changed)
-    if commit == result:
-        return ClaimHistory(commit, result, False, False, f"its bound or deciding settings{what} took their current values in "
+    before = [result for result in results if repository.is_ancestor(result, commit, strict=True)]
+    if before:
+        return ClaimHistory(commit, before[0], True, False, f"its bound or deciding settings{what} last changed in "
+                                                            f"{short(commit)}, after its first result in {short(before[0])}", changed)
+    if commit in results:
+        return ClaimHistory(commit, commit, False, False, f"its bound or deciding settings{what} took their current values in "
                                                           f"{short(commit)}, the commit of its first result", changed)
-    if repository.is_ancestor(result, commit, strict=True):
-        return ClaimHistory(commit, result, True, False, f"its bound or deciding settings{what} last changed in {short(commit)}, "
-                                                         f"after its first result in {short(result)}", changed)
-    if repository.is_ancestor(commit, result, strict=True):
-        return ClaimHistory(commit, result, False, True, "", changed)
-    return ClaimHistory(commit, result, False, False, f"its bound or deciding settings{what} took their current values in "
-                                                      f"{short(commit)}, on a branch beside its first result in {short(result)}",
-                        changed)
+    beside = [result for result in results if not repository.is_ancestor(commit, result, strict=True)]
+    if beside:
+        return ClaimHistory(commit, beside[0], False, False, f"its bound or deciding settings{what} took their current values "
+                                                             f"in {short(commit)}, on a branch beside its first result in "
+                                                             f"{short(beside[0])}", changed)
+    return ClaimHistory(commit, results[0], False, True, "", changed)
 
 
 def unknown(why: str) -> ClaimHistory:
@@ -621,8 +636,8 @@ def study_history(repository: Repository, study, files: Sequence[str], run_prefi
                 == _values(repository, repository.head, files[:1], paths[claim], execution)}
         if same:
             inherited = first_results(repository, study.name, study.docs, DEFAULT_RUN, same)
-            results = {claim: repository.first([results.get(claim), inherited.get(claim)]) for claim in configured}
-    return {claim: judged(repository, written[claim], results.get(claim)) for claim in configured}
+            results = {claim: repository.earliest([*results.get(claim, ()), *inherited.get(claim, ())]) for claim in configured}
+    return {claim: judged(repository, written[claim], results.get(claim, ())) for claim in configured}
 
 
 _REPOSITORIES: dict[tuple[str, str], Repository] = {}

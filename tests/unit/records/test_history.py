@@ -23,6 +23,10 @@ before the commits that hold it.
 
 A third (`same_edit`): 1. claim `early`;   2. branch `side`: `early`'s tolerance 0.1 → 0.2;   3. main: the same edit;
 4. main: `toy.other` changes;   5. main merged into `side` (HEAD), whose config is main's whole.
+
+A fourth (`side_result`): 1. claims `early` and `vis`;   2. branch `side`: the snapshot (rows `early`, `vis`);
+3. main: `early`'s tolerance 0.1 → 0.2;   4. main: the same snapshot;   5. `side` merged into main (HEAD), its
+snapshot the same as both parents'.
 """
 
 import numpy as np
@@ -201,9 +205,43 @@ def test_a_merge_that_took_one_sides_file_whole_hides_neither_side(same_edit):
     own commit 2; walked with every parent, `early`'s tolerance dates from 2, HEAD's own branch, which wrote it first
     (in topological order)."""
     commits = same_edit["commits"]
-    assert same_edit["parents"] == (commits[2], commits[4]) and commits[2] not in same_edit["touching"]
+    assert same_edit["parents"] == (commits[2], commits[4]) and commits[2] in same_edit["touching"]
     early = same_edit["default"]["early"]
     assert early.first_written == commits[2] and early.changed == ("toy.claims.early.tolerance",)
+
+
+@pytest.fixture(scope="module")
+def side_result(tmp_path_factory):
+    """The commits of the repository whose first result was committed on a merged branch (1-5; module docstring),
+    git's default listing of the snapshot's commits, and what history reads at HEAD."""
+    toy = ToyGit(tmp_path_factory.mktemp("side_result"))
+    commits, snapshot = toy.commits, {"docs/ledgers/default/toy.csv": "claim,verdict\nearly,PASS\nvis,PASS\n"}
+    toy.commit(1, {"config/config.yaml": merge_config()})
+    main = toy.run("rev-parse", "--abbrev-ref", "HEAD").strip()
+    toy.run("checkout", "-q", "-b", "side")
+    toy.commit(2, snapshot)
+    toy.run("checkout", "-q", main)
+    edited = merge_config()
+    edited["toy"]["claims"]["early"]["tolerance"] = 0.2
+    toy.commit(3, {"config/config.yaml": edited})
+    toy.commit(4, snapshot)
+    toy.run("merge", "-q", "--no-ff", "-m", "commit 5", "side")
+    commits[5] = toy.head()
+    default = toy.run("log", "--format=%H", "HEAD", "--", "docs/ledgers/default/toy.csv").split()
+    return {"commits": commits, "default_log": default,
+            "history": study_history(Repository(toy.git), MERGE_STUDY, ["config/config.yaml"])}
+
+
+def test_a_result_first_committed_on_a_merged_branch_counts_from_there(side_result):
+    """git's default listing of the snapshot follows main alone at the merge 5 (its snapshot is main's) and hides
+    `side`'s commit 2. `early`'s tolerance (3) was written beside that result, not before it: not confirmatory,
+    though it precedes main's copy (4). `vis`, written in 1, precedes both first results and stays confirmatory."""
+    commits, history = side_result["commits"], side_result["history"]
+    assert commits[2] not in side_result["default_log"] and commits[4] in side_result["default_log"]
+    early, vis = history["early"], history["vis"]
+    assert early.first_written == commits[3] and early.first_result == commits[2]
+    assert not early.confirmatory and "on a branch beside its first result" in early.why
+    assert vis.first_written == commits[1] and vis.first_result in (commits[2], commits[4]) and vis.confirmatory
 
 
 def test_a_claim_whose_tolerance_was_set_before_its_first_snapshot_is_confirmatory(history):
