@@ -1,7 +1,7 @@
 """A study written by `python -m icdenoise.scaffold` and a study's own claims lock, with real Snakemake runs and
 real git repositories: the scaffolded outside study builds its figure, its ledger and leaderboard rows on both of
-its cases beside the smoke run; the example study, locked in its own folder in a git repository made here, gives
-registered rows after a clean commit, and the built-in studies' locks are left as they were."""
+its cases in its own run; the scaffold's template study, locked in its own folder in a git repository made here,
+gives registered rows after a clean commit, and the built-in studies' locks are left as they were."""
 
 import os
 import shutil
@@ -11,18 +11,20 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from runner import SMOKE, SNAKEMAKE, copy_workflow, smoke_target
+from runner import SNAKEMAKE, copy_workflow, planned_jobs, smoke_target
+
+from icdenoise.scaffold import NAME, TEMPLATE
 
 pytestmark = pytest.mark.integration
-
-EXAMPLE = Path(__file__).resolve().parents[1] / "example_study"
 
 
 def with_path(*folders: Path) -> dict:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, folders))}
 
 
-def test_a_scaffolded_outside_study_builds_its_figure_ledger_and_leaderboard_rows_on_two_cases(smoke_run, repo, tmp_path):
+def test_a_scaffolded_outside_study_plans_its_figure_ledger_and_leaderboard_rows_on_two_cases_in_its_own_run(repo, tmp_path):
+    """What it writes is the template renamed (tests/unit/scaffold), and the template itself is built, locally and
+    through SLURM (test_starter_study.py): here the copy is planned, as its own run, from the commands it prints."""
     outside = tmp_path / "mine"
     outside.mkdir()
     made = subprocess.run([sys.executable, "-m", "icdenoise.scaffold", "toy", "--outside", str(outside)], capture_output=True,
@@ -32,23 +34,18 @@ def test_a_scaffolded_outside_study_builds_its_figure_ledger_and_leaderboard_row
     again = subprocess.run([sys.executable, "-m", "icdenoise.scaffold", "toy", "--outside", str(outside)], capture_output=True,
                            text=True, env=with_path(repo / "src"))
     assert again.returncode == 2 and "already exists: choose another name" in again.stderr
-    workdir = tmp_path / "workflow"
-    shutil.copytree(smoke_run, workdir, symlinks=True)
-    smoke_board = (workdir / SMOKE / "figures/leaderboard.parquet").read_bytes()
-    built = subprocess.run([SNAKEMAKE, "--cores", "2", "toy", "leaderboard", "--configfile", "config/smoke.yaml",
-                            str(outside / "toy.yaml")], cwd=workdir, capture_output=True, text=True, timeout=900,
-                           env=with_path(repo / "src", outside))
-    assert built.returncode == 0, built.stderr[-4000:]
-    run = workdir / "runs" / "toy"  # the study's own run: the smoke run's leaderboard is left as it was
-    assert (workdir / SMOKE / "figures/leaderboard.parquet").read_bytes() == smoke_board
-    assert not (workdir / SMOKE / "figures/toy").exists()
-    assert (run / "figures/toy/noisy_query.pdf").read_bytes().startswith(b"%PDF")
-    ledger = pd.read_parquet(run / "figures/toy/claims.parquet")
-    assert list(ledger["claim"]) == ["noisy_query_mse_is_noise_variance"] and (ledger["verdict"] == "PASS").all()
-    assert not ledger["registered"].any() and f"no {outside / 'toy' / 'claims.lock'}" in ledger["registration"].iloc[0]
-    board = pd.read_parquet(run / "figures/leaderboard.parquet").set_index(["case", "estimator"])
-    for case in ("linear", "sphere"):
-        assert board.loc[(case, "toy_noisy_query"), "mse"] > board.loc[(case, "oracle"), "mse"]
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    plan = subprocess.run([SNAKEMAKE, "-n", "--cores", "2", "toy", "leaderboard", "--configfile", "config/smoke.yaml",
+                           str(outside / "toy.yaml")], cwd=workdir, capture_output=True, text=True, timeout=900,
+                          env=with_path(repo / "src", outside))
+    assert plan.returncode == 0, plan.stderr[-4000:]
+    jobs = planned_jobs(plan)
+    outputs = {rule: [path for job, paths in jobs if job == rule for path in paths] for rule, _ in jobs}
+    assert {"compute_toy", "plot_toy_noisy_query", "write_toy_ledger", "build_leaderboard"} <= outputs.keys()
+    assert sorted(outputs["score_toy_denoisers"]) == [f"runs/toy/results/toy/leaderboard_scores/{case}.parquet"
+                                                      for case in ("linear", "sphere")]
+    assert "runs/toy/figures/toy/noisy_query.pdf" in outputs["plot_toy_noisy_query"]
+    assert all(path.startswith("runs/toy/") for paths in outputs.values() for path in paths)  # not the smoke run's
 
 
 def _git(folder: Path, *arguments: str) -> str:
@@ -57,14 +54,15 @@ def _git(folder: Path, *arguments: str) -> str:
 
 
 def test_a_study_locked_in_its_own_folder_is_registered_after_a_clean_commit(repo, tmp_path):
-    """The project and the example study in one git repository made here: the study's lock is written into its
-    folder, committed on its own, and that very commit is built clean."""
+    """The project and a copy of the template study in one git repository made here: the study's lock is written
+    into its folder, committed on its own, and that very commit is built clean."""
     checkout = copy_workflow(repo, tmp_path / "checkout")
     for folder in ("src", "scripts"):
         shutil.copytree(repo / folder, checkout / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(EXAMPLE, checkout / "example", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(TEMPLATE / NAME, checkout / "example" / NAME, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(TEMPLATE / f"{NAME}.yaml", checkout / "example" / "config.yaml")
     project_locks = {path: path.read_bytes() for path in (checkout / "src").rglob("claims.lock")}
-    assert len(project_locks) == 4  # one per built-in study, in its folder
+    assert len(project_locks) == 4  # one per built-in study, in its folder; none for the template
     (checkout / ".gitignore").write_text(".snakemake/\nruns/\n__pycache__/\n")
     _git(checkout, "init", "-q")
     _git(checkout, "add", "-A")
@@ -73,17 +71,17 @@ def test_a_study_locked_in_its_own_folder_is_registered_after_a_clean_commit(rep
     locked = subprocess.run([sys.executable, "scripts/lock_claims.py", "--configfile", "example/config.yaml"], cwd=checkout,
                             capture_output=True, text=True, env=environment)
     assert locked.returncode == 0, locked.stderr
-    lock = checkout / "example" / "scaled_query_study" / "claims.lock"
-    assert "smoke/scaled_query.best_scale_is_optimal " in lock.read_text()
+    lock = checkout / "example" / NAME / "claims.lock"
+    assert "smoke/starter.noisy_query_mse_is_noise_variance " in lock.read_text()
     assert {path: path.read_bytes() for path in (checkout / "src").rglob("claims.lock")} == project_locks
-    assert _git(checkout, "status", "--porcelain") == "?? example/scaled_query_study/claims.lock\n"
+    assert _git(checkout, "status", "--porcelain") == "?? example/starter/claims.lock\n"
     _git(checkout, "add", "-A")
     _git(checkout, "commit", "-q", "-m", "the study's claims, on their own")
     lock_commit = _git(checkout, "rev-parse", "--short=7", "HEAD").strip()
-    built = subprocess.run([SNAKEMAKE, "--cores", "2", "scaled_query", "--configfile", "config/smoke.yaml", "example/config.yaml"],
+    built = subprocess.run([SNAKEMAKE, "--cores", "2", NAME, "--configfile", "config/smoke.yaml", "example/config.yaml"],
                            cwd=checkout, capture_output=True, text=True, timeout=900, env=environment)
     assert built.returncode == 0, built.stderr[-4000:]
-    ledger = pd.read_parquet(checkout / smoke_target("figures/scaled_query/claims.parquet"))
+    ledger = pd.read_parquet(checkout / smoke_target("figures/starter/claims.parquet"))
     assert ledger["registered"].all(), ledger["registration"].tolist()
     assert list(ledger["defined_in"]) == [lock_commit]
     assert _git(checkout, "status", "--porcelain") == ""  # the built-in studies' locks untouched, nothing else changed

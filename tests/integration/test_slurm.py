@@ -26,7 +26,7 @@ CANCELLED_TRAINING = SMOKE / "results" / "train" / CANCELLED_RUN[0] / f"L{CANCEL
 # One job of each shared stage through sbatch, the cancelled training run again among them (a dataset of another
 # case, since the cancelled job's was drawn here; that case's training; its Bayes evaluation), and the memory study's
 # induction chain: a study's own training rule through sbatch, its summary and plot here. A study's own compute rule
-# through sbatch with its ledger here is the example study's test (test_example_study.py). Every other rule is
+# through sbatch with its ledger here is the template study's test (test_starter_study.py). Every other rule is
 # defined by the same helpers (job_rule: `local`, or submitted with its study's job-size model), so more targets
 # would add about 10 s of sbatch and interpreter start per job on CI's two cores, and their CPU time beside the other
 # worker's, and test nothing these do not.
@@ -108,7 +108,7 @@ def test_the_rerun_completes(cluster_runs):
 
 
 def test_light_jobs_run_on_the_submitting_machine_and_compute_jobs_through_sbatch(cluster_runs):
-    """Plots and summaries are localrules (a ledger: the example study's SLURM test); Snakemake names the others `rule`."""
+    """Plots and summaries are localrules (a ledger: the template study's SLURM test); Snakemake names the others `rule`."""
     output = cluster_runs["completed"].stdout + cluster_runs["completed"].stderr
     for local in ("summarise_memory_induction", "plot_memory_induction"):
         assert re.search(rf"^localrule {local}:$", output, flags=re.MULTILINE), local

@@ -1,7 +1,7 @@
 """Every rule's name appears literally where it is defined: each rule the workflow defines for the paper
-config, the smoke config, the example study and a scaffolded study is a quoted literal or `rule NAME:` in
-the Snakefile or a .smk file of the repository (workflow/, the studies', tests/example_study's) or in the
-rules file the scaffold writes. Only the rules the config names cannot be: sweep_<name>, one per sweep (the config's
+config, the smoke config, the scaffold's template study and a scaffolded study is a quoted literal or `rule NAME:`
+in the Snakefile or a .smk file of the repository (workflow/, the studies', the template's) or in the rules file
+the scaffold writes. Only the rules the config names cannot be: sweep_<name>, one per sweep (the config's
 and those a study declares in its block)."""
 
 import re
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from icdenoise.scaffold import FILES, scaffold
+from icdenoise.scaffold import NAME, TEMPLATE, Renamed, scaffold
 
 REPO = Path(__file__).resolve().parents[2]
 STUDY = "rule_names_toy"  # the scaffolded study's name: no package of the repository's
@@ -21,7 +21,7 @@ RULES_FILES = [
     REPO / "Snakefile",
     *sorted((REPO / "workflow").rglob("*.smk")),
     *sorted((REPO / "src" / "icdenoise" / "studies").rglob("*.smk")),
-    *sorted((REPO / "tests" / "example_study").rglob("*.smk")),
+    *sorted(TEMPLATE.rglob("*.smk")),
 ]
 LITERAL = re.compile(r"""["'](\w+)["']|^\s*rule (\w+):""", flags=re.M)
 
@@ -47,25 +47,25 @@ def unnamed_rules(workflow, texts) -> list[str]:
 @pytest.fixture(scope="module")
 def parsed(tmp_path_factory):
     """Configured name → the workflow parsed with it (in this process, without the warm start's server): the paper
-    config, the smoke config, the example study's and a study the scaffold wrote outside the repository."""
+    config, the smoke config, the scaffold's template study's and a study the scaffold wrote outside the repository."""
     outside = tmp_path_factory.mktemp("outside")
     scaffold(STUDY, outside=outside)
     configs = {
         "paper": ["config/config.yaml"],
         "smoke": ["config/config.yaml", "config/smoke.yaml"],
-        "example": ["config/config.yaml", "tests/example_study/config.yaml"],
+        "starter": ["config/config.yaml", TEMPLATE / f"{NAME}.yaml"],
         "scaffolded": ["config/config.yaml", outside / f"{STUDY}.yaml"],
     }
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ICDENOISE_WARMSTART", "0")
-        patch.syspath_prepend(str(REPO / "tests" / "example_study"))
+        patch.syspath_prepend(str(TEMPLATE))
         patch.syspath_prepend(str(outside))
         workflows = {name: load_workflow(configfiles=files) for name, files in configs.items()}
-    forget(STUDY, "scaled_query_study")
+    forget(STUDY, NAME)
     return workflows, outside
 
 
-@pytest.mark.parametrize("config", ["paper", "smoke", "example"])
+@pytest.mark.parametrize("config", ["paper", "smoke", "starter"])
 def test_every_rule_is_named_literally_in_the_repositorys_rules_files(parsed, config):
     workflow = parsed[0][config]
     assert len(workflow.rules) > 50
@@ -83,7 +83,7 @@ def test_every_rule_of_a_scaffolded_study_is_named_literally_in_the_file_the_sca
     workflow, outside = parsed[0]["scaffolded"], parsed[1]
     own = {f"compute_{STUDY}", f"plot_{STUDY}_noisy_query", f"write_{STUDY}_ledger", f"score_{STUDY}_denoisers"}
     assert own <= {rule.name for rule in workflow.rules}
-    template = FILES["workflow/rules.smk"].format(name=STUDY, upper=STUDY.upper(), package=STUDY)
+    template = Renamed(STUDY, STUDY)((TEMPLATE / NAME / "workflow" / "rules.smk").read_text())
     assert (outside / STUDY / "workflow" / "rules.smk").read_text() == template
     assert own <= literal_names([template])
     assert unnamed_rules(workflow, [path.read_text() for path in RULES_FILES] + [template]) == []

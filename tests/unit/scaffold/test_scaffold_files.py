@@ -1,5 +1,5 @@
-"""The scaffold (python -m icdenoise.scaffold): what it writes for a built-in and an outside study, and the names
-and folders it refuses, each with how to fix it."""
+"""The scaffold (python -m icdenoise.scaffold): the template study's files, renamed, for a built-in and an outside
+study, and the names and folders it refuses, each with how to fix it."""
 
 import sys
 from pathlib import Path
@@ -8,14 +8,20 @@ import pytest
 import yaml
 
 from icdenoise.pipeline.named_runs import snakemake_command, typed
-from icdenoise.scaffold import FILES, REPO, ScaffoldError, scaffold
+from icdenoise.scaffold import NAME, REPO, TEMPLATE, Renamed, ScaffoldError, scaffold, template_files
 
 
 def test_it_writes_every_file_of_a_built_in_study_and_the_steps_to_register_it(tmp_path):
     steps = scaffold("toy", studies=tmp_path)
     written = {path.relative_to(tmp_path / "toy").as_posix() for path in (tmp_path / "toy").rglob("*") if path.is_file()}
-    assert written == {name.format(name="toy") for name in FILES}
-    assert "icdenoise.studies.toy.noisy_query:leaderboard_denoisers" in (tmp_path / "toy" / "workflow" / "rules.smk").read_text()
+    renamed = Renamed("toy", "icdenoise.studies.toy")
+    assert written == {renamed(path.as_posix()) for path in template_files()} and "workflow/scripts/compute_toy.py" in written
+    for path in template_files():
+        text = (tmp_path / "toy" / renamed(path.as_posix())).read_text()
+        assert text == renamed((TEMPLATE / NAME / path).read_text()) and NAME not in text
+    rules = (tmp_path / "toy" / "workflow" / "rules.smk").read_text()
+    assert "icdenoise.studies.toy.noisy_query:leaderboard_denoisers" in rules and '"compute_toy"' in rules
+    assert 'f"toy.cases: {case!r} is not' in (tmp_path / "toy" / "study.py").read_text()  # a config key, not the package
     assert "config/config.yaml" in steps[0] and "toy: icdenoise.studies.toy" in steps[0]
     python = typed(Path(sys.executable), REPO)  # this environment's, as typed at the repository's root
     assert steps[1:] == [
@@ -33,6 +39,8 @@ def test_an_outside_study_comes_with_the_config_file_that_registers_it(tmp_path)
     assert "tolerance_reason" in block["toy"]["claims"]["noisy_query_mse_is_noise_variance"]
     assert "from toy.noisy_query import" in (tmp_path / "toy" / "workflow" / "scripts" / "compute_toy.py").read_text()
     assert block["run"] == {"name": "toy"}  # its own run, runs/toy/: the smoke run's leaderboard and ledgers stay as built
+    template = yaml.safe_load((TEMPLATE / f"{NAME}.yaml").read_text())
+    assert block["toy"] == template[NAME] and NAME not in (tmp_path / "toy.yaml").read_text()
     git, configs = f"git -C {tmp_path}", f"config/smoke.yaml {tmp_path / 'toy.yaml'}"
     assert steps[1:] == [
         f"{git} init  # the study's claims are registered in a git repository",
@@ -68,18 +76,3 @@ def test_an_existing_study_or_config_file_is_never_overwritten(tmp_path):
     with pytest.raises(ScaffoldError, match="already exists: choose another name, or remove that file first"):
         scaffold("other", outside=tmp_path)
     assert (tmp_path / "other.yaml").read_text() == "mine\n" and not (tmp_path / "other").exists()
-
-
-def test_the_example_claims_interval_treats_cases_sharing_noise_draws_as_one_draw(tmp_path, monkeypatch):
-    import pandas as pd
-
-    scaffold("toyinterval", outside=tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    from toyinterval.claims import mse_over_noise_variance
-
-    table = pd.DataFrame({"ratio": [1.01, 1.01], "sem": [0.002, 0.004], "sigma_z_sq": [0.1, 0.1]})
-    measurement = mse_over_noise_variance({"noisy_query": table}, {})
-    half = 1.959964 * 0.03  # the mean of sem / σ_z²: the cases' errors taken as fully correlated
-    assert measurement.interval == pytest.approx((1.01 - half, 1.01 + half), rel=1e-6)
-    for name in [name for name in sys.modules if name.startswith("toyinterval")]:
-        del sys.modules[name]

@@ -1,0 +1,1 @@
+"""The starter study's drawing."""

@@ -1,6 +1,0 @@
-"""The example study's own tests import its package from this folder (as the workflow does, with PYTHONPATH)."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))

@@ -1,1 +1,0 @@
-"""The example study's drawing."""
