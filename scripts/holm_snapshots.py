@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Holm's adjustment applied to the committed ledger snapshots, docs/ledgers/<run>/<study>.csv: per run and study,
 how many of the source's claims were tested and how many verdicts hold after it (icdenoise.records.holm;
-docs/claims.md, "Family-wise adjustment"). Nothing is re-run: each snapshot's own columns are read, and a snapshot
+docs/holm.md). Nothing is re-run: each snapshot's own columns are read, and a snapshot
 written before snapshots kept the adjustment's columns gets them computed from its other columns (its intervals'
 methods inferred).
 

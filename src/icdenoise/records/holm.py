@@ -1,7 +1,6 @@
 """One family-wise adjustment beside the per-claim verdicts: a p-value for each verdict, read from what the ledger
-holds, and Holm's step-down over the source's claims of one study in one run (docs/claims.md, "Family-wise
-adjustment"). The per-claim verdict (icdenoise.records.claims) is never changed; the adjustment adds the columns
-`COLUMNS` beside it.
+holds, and Holm's step-down over the source's claims of one study in one run (docs/holm.md). The per-claim verdict
+(icdenoise.records.claims) is never changed; the adjustment adds the columns `COLUMNS` beside it.
 
 **The p-value of a verdict** (``p_value``), from the row's mean m, its 95% interval [lo, hi], its number of values n,
 how the interval was obtained (``interval_method``) and the pass region [L, H] of its comparison
