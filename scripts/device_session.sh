@@ -2,7 +2,7 @@
 # One device call, everything measured in one go (docs/performance.md): the card; the CUDA-only tests;
 # gpu_check --studies, which runs the device jobs of the onelayer ensembles and of the studies again on the GPU
 # and compares their tables and every verdict with a CPU run of the same ledgers; whether the induction head's GPU
-# runs repeat bit for bit (gpu_determinism.py pipeline); the MSSA step at the paper's
+# runs repeat bit for bit (memory.tools.gpu_determinism pipeline); the MSSA step at the paper's
 # scale, each model alone in float32 as train_static runs it. TF32 and torch.compile are left out: TF32 costs float32's
 # accuracy (about 1e-3 of each product) and torch.compile bought 7% (docs/performance.md, 2026-11-27);
 # icdenoise.studies.mssa.tools.kernels times the step's parts and the precisions when that is the question.
@@ -43,7 +43,7 @@ done
 
 echo "== gpu_determinism: the induction head as the pipeline trains it, twice in a process, in two processes ($(left) s left)"
 if (( $(left) > 110 )); then
-  timeout 60 python3 scripts/gpu_determinism.py pipeline 2>&1 | tee "$out/determinism.log" | tail -4
+  timeout 60 python3 -m icdenoise.studies.memory.tools.gpu_determinism pipeline 2>&1 | tee "$out/determinism.log" | tail -4
 fi
 echo "== mssa step_bench: each model alone, in float32 ($(left) s left)"
 if (( $(left) > 55 )); then

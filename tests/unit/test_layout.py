@@ -163,14 +163,16 @@ STUDY_PLUMBING = {  # a study module's role (its file name, or its rule scripts'
     "config": {"icdenoise.pipeline.registry"},  # the shared-stage trainings it needs: Run
     "sizes": {"icdenoise.pipeline.resources"},  # its job sizes
     "workflow.scripts": {"icdenoise.pipeline.joblog", "icdenoise.pipeline.warmstart", "icdenoise.pipeline.checkpoints"},  # its rule scripts
-    "tools": {"icdenoise.pipeline.config"},  # its probes and benchmarks outside the DAG: they read the config files
+    # its probes and benchmarks outside the DAG: they read the config files, and a benchmark warns where a stalled
+    # SLURM would slow every snakemake call it times
+    "tools": {"icdenoise.pipeline.config", "icdenoise.pipeline.cluster"},
 }
 
 
 def test_a_study_imports_the_plumbing_only_for_its_registration_sizes_and_rule_scripts():
     """docs/architecture.md: a study imports the plumbing for its registration (study.py, and config.py's Run), its
     job sizes (sizes.py), the job logging and warm start of its rule scripts, and the config files its tools read
-    (tools/); nothing else of a study does."""
+    (tools/) and the SLURM check of its benchmarks; nothing else of a study does."""
     studies = in_layer("studies")
     seen = set()
     for name in studies:

@@ -18,7 +18,7 @@ replayed). What is this study's own:
   table, and everything comes back to the host once, at the end;
 - it runs under torch's deterministic algorithms (`maths.graphs.deterministic_algorithms`): without them no two
   GPU runs of the same config and seed were equal (final accuracies 0.9925 to 1.0000 for one run, 2026-11-27), with
-  them every run was the same bits, within and across processes (scripts/gpu_determinism.py,
+  them every run was the same bits, within and across processes (icdenoise.studies.memory.tools.gpu_determinism,
   docs/reproducibility.md).
 `train_static(capture=False)` runs the same code eagerly on any device (the unit tests' CPU check)."""
 

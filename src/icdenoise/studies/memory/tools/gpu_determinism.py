@@ -5,7 +5,7 @@ algorithms (docs/reproducibility.md). For each mode, two processes each train th
 `memory.induction` block) twice, and say whether the two runs of a process are equal and whether the two processes'
 first runs are.
 
-    python3 scripts/gpu_determinism.py [pipeline] [plain]     # on a machine with a CUDA GPU (default both)
+    python3 -m icdenoise.studies.memory.tools.gpu_determinism [pipeline] [plain]   # on a machine with a CUDA GPU (default both)
 
 Modes: `pipeline`, as `train_run` runs on a GPU; `plain`, the same with `induction.training`'s
 `deterministic_algorithms` replaced by a block that changes nothing, as the pipeline ran before 2026-11-27. In
@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path.cwd()  # run from the repository's root, as every study tool is
 MODES = ("pipeline", "plain")
 
 
@@ -67,7 +67,7 @@ def main() -> int:
         for mode in args.modes or MODES:
             outs = [str(Path(folder) / f"{mode}_{index}.parquet") for index in (1, 2)]
             for out in outs:
-                subprocess.run([sys.executable, __file__, "--one-process", mode, out], env=environment, check=True)
+                subprocess.run([sys.executable, "-m", __spec__.name, "--one-process", mode, out], env=environment, check=True)
             print(f"{mode}: two processes equal: {pd.read_parquet(outs[0]).equals(pd.read_parquet(outs[1]))}", flush=True)
     return 0
 

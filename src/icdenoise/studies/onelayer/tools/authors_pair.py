@@ -17,7 +17,7 @@ Each repeat times the authors' run then ours. Wall and CPU seconds (user + syste
 processes), and the final test loss and the mean diagonals of W_KQ and W_PV of every seed, are printed
 per run, then the medians and their ratios.
 
-    .venv/bin/python scripts/authors_pair.py --authors /path/to/in-context-denoising --repeats 3
+    .venv/bin/python -m icdenoise.studies.onelayer.tools.authors_pair --authors /path/to/in-context-denoising --repeats 3
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path.cwd()  # run from the repository's root, as every study tool is
 TARGET = "results/train/gmm/L500/softmax/losses.parquet"
 AUTHORS_CALL = ("from nn_train_ensemble import multirun_ensemble; "
                 "multirun_ensemble(nn_model='TransformerModelV2noresOmitLast', datagen_case=1, n_ensemble=6, "
@@ -116,7 +116,6 @@ def main() -> None:
     import torch
 
     cores = args.cores or torch.get_num_threads()
-    sys.path.insert(0, str(REPO / "src"))
     from icdenoise.pipeline.cluster import stalled_slurm_warning
 
     if warning := stalled_slurm_warning():
