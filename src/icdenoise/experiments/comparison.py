@@ -52,32 +52,41 @@ def flat_settings(config: dict) -> dict[str, str]:
     return flat
 
 
-def setting_differences(configs: dict[str, dict]) -> pd.DataFrame:
-    """configs: run → its merged config. One row per (run, key) for every key whose value is not the same in all
-    runs, keys in the first run's order: columns run, key, value. An empty mapping (`{}`) that another run fills
-    is no row of its own: the filled run's keys below it are the difference."""
+def differing_settings(configs: dict[str, dict]) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """configs: run → its merged config. Each run's `flat_settings`, and the keys whose value is not the same in all
+    runs, in the first run's order. An empty mapping (`{}`) that another run fills is no key of its own: the filled
+    run's keys below it are the difference."""
     flat = {run: flat_settings(config) for run, config in configs.items()}
     keys = list(dict.fromkeys(key for values in flat.values() for key in values))
+    prefixes = {key[:end] for key in keys for end in range(len(key)) if key[end] == "."}  # every key that has keys below
 
-    def filled_elsewhere(key):
-        values = {values.get(key, MISSING) for values in flat.values()}
-        return values <= {"{}", MISSING} and any(other.startswith(f"{key}.") for other in keys)
+    def filled_elsewhere(key, values):
+        return values <= {"{}", MISSING} and key in prefixes
 
-    differing = [key for key in keys
-                 if len({values.get(key, MISSING) for values in flat.values()}) > 1 and not filled_elsewhere(key)]
+    differing = []
+    for key in keys:
+        values = {run_values.get(key, MISSING) for run_values in flat.values()}
+        if len(values) > 1 and not filled_elsewhere(key, values):
+            differing.append(key)
+    return flat, differing
+
+
+def setting_differences(configs: dict[str, dict]) -> pd.DataFrame:
+    """configs: run → its merged config. One row per (run, key) for every key whose value is not the same in all
+    runs (`differing_settings`), keys in the first run's order: columns run, key, value."""
+    flat, differing = differing_settings(configs)
     return pd.DataFrame([{"run": run, "key": key, "value": flat[run].get(key, MISSING)} for key in differing for run in flat],
                         columns=["run", "key", "value"])
 
 
 def config_differences(config: dict, paper: dict, first=()) -> list[tuple[str, str, str]]:
     """(dotted key, the paper config's value, this run's value), as YAML text, of every setting the run's
-    merged config changes, in the paper config's order (`setting_differences`), except that the keys of `first`
+    merged config changes, in the paper config's order (`differing_settings`), except that the keys of `first`
     come first, also in that order: the run's own changes (the keys where it differs from its parent config,
     `parent_config`), which would otherwise hide among those of the config it is merged over. The order of the
     keys in the run's own files never counts, so that a figure's footer does not change with it."""
-    table = setting_differences({"paper": paper, "run": config})
-    differences = [(key, *rows.set_index("run")["value"].reindex(["paper", "run"]))
-                   for key, rows in table.groupby("key", sort=False)]
+    flat, differing = differing_settings({"paper": paper, "run": config})
+    differences = [(key, flat["paper"].get(key, MISSING), flat["run"].get(key, MISSING)) for key in differing]
     own = set(first)
     return sorted(differences, key=lambda entry: entry[0] not in own)  # stable: each part keeps the paper's order
 
