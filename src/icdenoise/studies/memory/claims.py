@@ -741,7 +741,10 @@ def smallest_mean_gap(gaps: list[np.ndarray], resamples: int, seed: int) -> tupl
 
 
 def _order_gaps(frames: Frames, spec: dict) -> list[tuple[str, str, pd.DataFrame]]:
-    return [(table, optimizer, crossing_gaps(frames[table], optimizer, spec["level"])) for table, optimizer in ORDER_CONDITIONS]
+    """Each condition's `crossing_gaps`; none where the run trains no fresh seeds (memory.induction_order.seeds empty:
+    the ledger then reads no table of them)."""
+    return [(table, optimizer, crossing_gaps(frames[table], optimizer, spec["level"]))
+            for table, optimizer in ORDER_CONDITIONS if table in frames]
 
 
 def _smallest_order_gap(frames: Frames, spec: dict) -> Measurement:
@@ -749,10 +752,10 @@ def _smallest_order_gap(frames: Frames, spec: dict) -> Measurement:
     with SGD, Shakespeare's π_b with SGD) and for each of the two consecutive pairs, the mean over seeds of the gap
     between the pair's crossing steps (`crossing_gaps`); the value is the smallest of these six means (positive when
     every condition shows both steps of the order on average), with its bootstrap interval over seeds. NaN when a
-    probe does not cross the level within the budget (the rule `not_crossed`)."""
+    probe does not cross the level within the budget, or where the run trains no fresh seeds (the rule `not_crossed`)."""
     conditions = _order_gaps(frames, spec)
     gaps = [gap[part].to_numpy(float) for _, _, gap in conditions for part in ("first", "second")]
-    if any(values.size == 0 or not np.all(np.isfinite(values)) for values in gaps):
+    if len(conditions) < len(ORDER_CONDITIONS) or any(values.size == 0 or not np.all(np.isfinite(values)) for values in gaps):
         return Measurement(np.array([np.nan]))
     value, interval = smallest_mean_gap(gaps, spec["resamples"], spec["bootstrap_seed"])
     means = "; ".join(f"{table.removesuffix('_fresh').removeprefix('induction_order').strip('_') or 'synthetic'} "
@@ -764,7 +767,10 @@ def _smallest_order_gap(frames: Frames, spec: dict) -> Measurement:
 
 def _not_crossed(frames: Frames, spec: dict) -> str | None:
     """Inconclusive rule `not_crossed`: a probe of some seed never reaches the level within the step budget, so that
-    seed's gap is undefined."""
+    seed's gap is undefined; or the run trains no fresh seeds, so that no probe crosses in it."""
+    if not all(table in frames for table, _ in ORDER_CONDITIONS):
+        return ("this run trains no fresh seeds (memory.induction_order.seeds is empty), so no probe crosses the level "
+                "in it; the named runs memory_full, memory_d64 and memory_pi_o train them")
     missing = [f"{table} {optimizer} seed {row.seed}" for table, optimizer, gap in _order_gaps(frames, spec)
                for row in gap.itertuples() if not (np.isfinite(row.first) and np.isfinite(row.second))]
     return f"a probe does not reach rank recall {spec['level']:g} within the budget: {', '.join(missing)}" if missing else None

@@ -273,6 +273,16 @@ job_rule(
     local=True,
 )
 
+# The ledger reads the fresh runs' curves where the run trains any (memory.induction_order.seeds).
+FRESH_ORDER_TABLES = (
+    dict(
+        induction_order_fresh=rules.summarise_memory_induction_order_fresh.output.curves,
+        induction_order_shakespeare_fresh=rules.summarise_memory_induction_order_shakespeare_fresh.output.curves,
+    )
+    if MEMORY["induction_order"]["seeds"]
+    else {}
+)
+
 job_rule(
     "train_memory_factual",
     "Slides 10-11 (Nichani et al., 2024): one-layer transformers on the factual-recall task over one model kind's grid, from one seed.",
@@ -514,8 +524,7 @@ ledger_rule(
         induction_order=rules.summarise_memory_induction.output.order,
         induction_shakespeare=rules.summarise_memory_induction_shakespeare.output.curves,
         induction_shakespeare_order=rules.summarise_memory_induction_shakespeare.output.order,
-        induction_order_fresh=rules.summarise_memory_induction_order_fresh.output.curves,
-        induction_order_shakespeare_fresh=rules.summarise_memory_induction_order_shakespeare_fresh.output.curves,
+        **FRESH_ORDER_TABLES,
         low_rank_regime=rules.bisect_memory_low_rank_regime.output[0],
         factual=rules.summarise_memory_factual.output.grid,
         factual_needed=rules.summarise_memory_factual.output.needed,
