@@ -40,7 +40,7 @@ def plain_loop(device: torch.device) -> tuple[list[float], torch.Tensor]:
         loss = ((layer(xs)[:, 0] - ys) ** 2).mean()
         loss.backward()
         optimiser.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return losses, layer.weight.detach().cpu().clone()
 
 
