@@ -63,3 +63,14 @@ def test_in_a_slurm_job_snakemake_ignores_the_warning_and_a_checkpoint_catches_i
         assert signal.getsignal(signal.SIGUSR1) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGUSR1, before)
+
+
+def test_the_docs_list_exactly_the_profiles_preemptible_rules():
+    """docs/cluster.md and docs/experiments.md name the training rules that resume: each list, from the sentence that
+    names the profile's `preemptible-rules` to its closing parenthesis, is the profile's own."""
+    profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+    for doc in ("cluster.md", "experiments.md"):
+        text = (REPO / "docs" / doc).read_text()
+        listed = text[text.index("`preemptible-rules`: "):]
+        listed = listed[:listed.index(")")]
+        assert set(re.findall(r"`(\w+)`", listed)) - {"preemptible"} == set(profile["preemptible-rules"]), doc
