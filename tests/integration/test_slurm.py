@@ -114,6 +114,8 @@ def test_light_jobs_run_on_the_submitting_machine_and_compute_jobs_through_sbatc
         assert re.search(rf"^localrule {local}:$", output, flags=re.MULTILINE), local
     for submitted in ("sample_prompts", "train_ensemble", "evaluate_bayes", "train_memory_induction"):
         assert re.search(rf"^rule {submitted}:$", output, flags=re.MULTILINE), submitted
+    # docs/cluster.md: "7 `sbatch` jobs": a dataset, a training, a Bayes evaluation and the smoke run's 4 induction runs
+    assert len(re.findall(r"^rule \w+:$", output, flags=re.MULTILINE)) == 7, output[-3000:]
 
 
 def test_outputs_equal_a_local_run(cluster_runs, smoke_run):
