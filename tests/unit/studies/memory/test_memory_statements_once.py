@@ -181,9 +181,7 @@ def test_each_restated_reading_is_superseded_by_its_new_claim_and_each_repeat_po
 
 
 def test_every_run_that_trains_the_fresh_order_seeds_trains_at_least_five(repo):
-    from icdenoise.pipeline.config import load_yaml as load
-
-    runs = {path.stem: load(path).get("memory", {}).get("induction_order", {}).get("seeds")
+    runs = {path.stem: load_yaml(path).get("memory", {}).get("induction_order", {}).get("seeds")
             for path in sorted((repo / "config").glob("*.yaml"))}
     trained = {run: seeds for run, seeds in runs.items() if seeds}
     assert runs["config"] == []  # the default run's 10 minutes (docs/memory_claims_as_stated.md)
