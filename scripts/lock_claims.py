@@ -31,13 +31,17 @@ from icdenoise.pipeline.config import load_yaml, validate_config  # noqa: E402
 from icdenoise.pipeline.named_runs import run_prefix  # noqa: E402
 from icdenoise.pipeline.codedeps import trains_in_shared_stage  # noqa: E402
 from icdenoise.pipeline.definitions import claim_code, study_code  # noqa: E402
-from icdenoise.records.registration import lock_text, read_lock, study_digests  # noqa: E402
+from icdenoise.records.registration import METHOD, lock_text, read_lock, study_digests  # noqa: E402
+
+# The method before METHOD, whose lines this commit's locks keep beside the new ones, so that a claim whose definition it
+# finds unchanged keeps its registration (icdenoise.records.registration, registered_in); None once they are dropped.
+EARLIER_METHOD: int | None = 1
 
 
-def lock_lines(configs: list[tuple[dict, str]], only=lambda name: True) -> dict[Path, dict[str, str]]:
+def lock_lines(configs: list[tuple[dict, str]], only=lambda name: True, method: int = METHOD) -> dict[Path, dict[str, str]]:
     """Each study's lock file (icdenoise.pipeline.registry.Study.own_lock) → its lines `<prefix><study>.<claim>` →
-    digest, for every study that each (config, prefix) registers and `only` accepts (by name): its definition,
-    science settings, its own code and the study's jobs' code, as syntax (icdenoise.pipeline.definitions)."""
+    digest by `method`, for every study that each (config, prefix) registers and `only` accepts (by name): its
+    definition, science settings, its own code and the study's jobs' code, as syntax (icdenoise.pipeline.definitions)."""
     locks: dict[Path, dict[str, str]] = {}
     codes: dict = {}  # what the configs share is read once: a study's jobs' code, a claim's own code
 
@@ -53,9 +57,9 @@ def lock_lines(configs: list[tuple[dict, str]], only=lambda name: True) -> dict[
             registry = __import__(study.claims_module, fromlist=["CLAIMS"]).CLAIMS
             shared = trains_in_shared_stage(study, config)
             if (study.package, shared) not in codes:
-                codes[study.package, shared] = study_code(study, REPO / "workflow", shared)
+                codes[study.package, shared] = study_code(study, REPO / "workflow", shared, method)
             digests = study_digests(name, registry, config[name]["claims"], study.claim_settings(config), prefix,
-                                    codes[study.package, shared], own_code)
+                                    codes[study.package, shared], own_code, method)
             locks.setdefault(study.own_lock, {}).update(digests)
     return locks
 
@@ -92,10 +96,10 @@ def project_studies() -> set[str]:
     return set(load_yaml(REPO / "config" / "config.yaml")["studies"])
 
 
-def paper_locks() -> dict[Path, dict[str, str]]:
-    """The lines of each study's lock: its claims on config/config.yaml, then on every other config/*.yaml that names
-    a run of its own, merged over config/config.yaml as Snakemake merges a --configfile."""
-    return lock_lines(configs())
+def paper_locks(method: int = METHOD) -> dict[Path, dict[str, str]]:
+    """The lines of each study's lock by `method`: its claims on config/config.yaml, then on every other config/*.yaml
+    that names a run of its own, merged over config/config.yaml as Snakemake merges a --configfile."""
+    return lock_lines(configs(), method=method)
 
 
 def shown(path: Path) -> str:
@@ -112,9 +116,12 @@ def main() -> int:
     try:
         if arguments.configfile:
             named = project_studies()
-            locks = lock_lines(configs(arguments.configfile), lambda name: name not in named)
+            chosen = configs(arguments.configfile)
+            locks = lock_lines(chosen, lambda name: name not in named)
+            earlier = {} if EARLIER_METHOD is None else lock_lines(chosen, lambda name: name not in named, EARLIER_METHOD)
         else:
             locks = paper_locks()
+            earlier = {} if EARLIER_METHOD is None else paper_locks(EARLIER_METHOD)
     except (OSError, ValueError) as error:
         print(f"lock_claims.py: {error}", file=sys.stderr)
         return 2
@@ -126,12 +133,15 @@ def main() -> int:
     if arguments.check:
         changed = []
         for path, digests in locks.items():
-            locked = read_lock(path.read_text()) if path.exists() else {}
-            changed += sorted(f"{shown(path)}: {key}" for key in digests.keys() | locked.keys() if digests.get(key) != locked.get(key))
+            text = path.read_text() if path.exists() else ""
+            for method, expected in ((METHOD, digests), (EARLIER_METHOD, earlier.get(path, {}))):
+                locked = read_lock(text, method) if method is not None else {}
+                changed += sorted(f"{shown(path)}: {key} (method {method})" for key in expected.keys() | locked.keys()
+                                  if expected.get(key) != locked.get(key))
         print("\n".join(changed) if changed else "\n".join(f"{shown(path)} is current" for path in locks))
         return 1 if changed else 0
     for path, digests in locks.items():
-        path.write_text(lock_text(digests))
+        path.write_text(lock_text(digests, earlier.get(path)))
         print(f"wrote {shown(path)}: {len(digests)} claim{'' if len(digests) == 1 else 's'}")
     return 0
 

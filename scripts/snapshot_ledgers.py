@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from icdenoise.records.ledger_snapshots import SnapshotError, lock_at, snapshot_text  # noqa: E402
+from icdenoise.records.ledger_snapshots import SnapshotError, lock_at, registration_at, snapshot_text  # noqa: E402
 
 PATTERNS = ("figures/claims.parquet", "figures/*/claims.parquet", "runs/*/figures/claims.parquet", "runs/*/figures/*/claims.parquet")
 
@@ -49,7 +49,8 @@ def main() -> int:
     written, refused = {}, []
     for ledger in ledgers:
         try:
-            target, text = snapshot_text(ledger, lock_at(REPO), arguments.allow_unregistered, shown(ledger))
+            target, text = snapshot_text(ledger, lock_at(REPO), arguments.allow_unregistered, shown(ledger),
+                                         registration_at(REPO))
         except (SnapshotError, OSError) as error:
             refused.append(str(error))
             continue

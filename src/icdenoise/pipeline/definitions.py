@@ -453,22 +453,64 @@ def _without_comments(source: str) -> str:
     return " ".join(kept)
 
 
-def rules_text(path: str | Path) -> str:
+WIRING_METHOD = 2  # how `rules_text` reads a rule file for the digests (icdenoise.records.registration.METHOD)
+UNWIRED_CALLS = ("figure_rule",)  # rule helpers whose rules feed no claim: a figure is drawn from tables, never read
+DOCUMENTED_CALLS = ("job_rule",)  # rule helpers whose second argument (or `doc=`) is the rule's docstring
+
+
+def _arguments(tokens: list[tokenize.TokenInfo]) -> list[list[tokenize.TokenInfo]]:
+    """The top-level arguments of the call whose tokens (name, "(", …, ")") are `tokens`, each with its comma."""
+    arguments: list[list[tokenize.TokenInfo]] = [[]]
+    depth = 0
+    for token in tokens[2:-1]:
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+        arguments[-1].append(token)
+        if depth == 0 and token.type == tokenize.OP and token.string == ",":
+            arguments.append([])
+    return [argument for argument in arguments if argument]
+
+
+def _wired(tokens: list[tokenize.TokenInfo], method: int) -> list[tokenize.TokenInfo]:
+    """A statement's tokens as the digests read them: under method 2, none of a call to an `UNWIRED_CALLS` helper, and
+    a call to a `DOCUMENTED_CALLS` helper without its docstring argument; under method 1, all of them."""
+    call = (method >= 2 and len(tokens) > 2 and tokens[0].type == tokenize.NAME and tokens[1].string == "("
+            and tokens[-1].string == ")")
+    if call and tokens[0].string in UNWIRED_CALLS:
+        return []
+    if call and tokens[0].string in DOCUMENTED_CALLS:
+        arguments = _arguments(tokens)
+        keyword = lambda argument: len(argument) > 1 and argument[0].type == tokenize.NAME and argument[1].string == "="  # noqa: E731
+        kept = [argument for index, argument in enumerate(arguments)
+                if not (index == 1 and not keyword(argument)) and not (keyword(argument) and argument[0].string == "doc")]
+        return [*tokens[:2], *(token for argument in kept for token in argument), tokens[-1]]
+    return tokens
+
+
+def rules_text(path: str | Path, method: int = WIRING_METHOD) -> str:
     """A Snakemake rule file as registration reads it: its tokens without comments, layout or the strings that
-    stand alone as a statement (rule docstrings): the wiring that hands each job its tables and settings."""
+    stand alone as a statement (rule docstrings): the wiring that hands each job its tables and settings. Method 2
+    (the digests' since the locks of 2026-11-29) also leaves out what hands no claim a table: each `figure_rule`
+    call, and the docstring argument of each `job_rule` call (`_wired`); method 1 read every other token."""
     kept: list[str] = []
     statement: list[tokenize.TokenInfo] = []
 
-    def close() -> None:
+    def close() -> bool:
+        """Keep the statement read so far; False where it is left out whole (its end is then left out too)."""
         significant = [token for token in statement if token.type not in (tokenize.NL, tokenize.COMMENT)]
+        wired = significant
         if significant and not all(token.type == tokenize.STRING for token in significant):
-            kept.extend(token.string for token in significant)
+            wired = _wired(significant, method)
+            kept.extend(token.string for token in wired)
         statement.clear()
+        return bool(wired) or not significant
 
     for token in tokenize.generate_tokens(io.StringIO(Path(path).read_text()).readline):
         if token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
-            close()
-            kept.append({tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>"}.get(token.type, ";"))
+            if close() or token.type != tokenize.NEWLINE:
+                kept.append({tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>"}.get(token.type, ";"))
         elif token.type != tokenize.COMMENT:
             statement.append(token)
     close()
@@ -478,12 +520,12 @@ def rules_text(path: str | Path) -> str:
 SHARED_STAGE_RULES = ("datasets", "training", "evaluation")  # workflow/rules/<name>.smk: the shared stage's wiring
 
 
-def study_code(study, workflow_dir: Path, trains_in_shared_stage: bool) -> str:
+def study_code(study, workflow_dir: Path, trains_in_shared_stage: bool, method: int = WIRING_METHOD) -> str:
     """The code part of each of a study's claim digests: what its jobs run, as syntax (`Reach`): every rule script
     of the study, the shared stage's scripts where it trains there (`trains_in_shared_stage`, codedeps), the ledger's
     script (its bookkeeping, codedeps.BOOKKEEPING, left out: it decides no verdict), and the wiring that hands the
     jobs their tables and settings, the study's rules.smk and, where it trains there, the shared stage's rule files
-    (`rules_text`). A claim's own measure and rules are apart (`claim_code`). `study`: an
+    (`rules_text`, read by `method`). A claim's own measure and rules are apart (`claim_code`). `study`: an
     icdenoise.pipeline.registry.Study."""
     codedeps.track_package(study.package, study.folder)
     workflow_dir = Path(workflow_dir)
@@ -494,9 +536,9 @@ def study_code(study, workflow_dir: Path, trains_in_shared_stage: bool) -> str:
     scripts += [(workflow_dir / "scripts" / f"{name}.py", f"workflow/scripts/{name}.py") for name in shared]
     for path, shown in scripts:
         reach.add_script(path, shown)
-    wiring = [("rules.smk", rules_text(study.rules))]
+    wiring = [("rules.smk", rules_text(study.rules, method))]
     if trains_in_shared_stage:
-        wiring += [(f"{name}.smk", rules_text(workflow_dir / "rules" / f"{name}.smk")) for name in SHARED_STAGE_RULES]
+        wiring += [(f"{name}.smk", rules_text(workflow_dir / "rules" / f"{name}.smk", method)) for name in SHARED_STAGE_RULES]
     text = reach.text() + "".join(f"\n{name}\0{tokens}" for name, tokens in wiring)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

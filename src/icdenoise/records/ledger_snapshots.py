@@ -38,7 +38,7 @@ from typing import Callable
 import pandas as pd
 
 from icdenoise.records.artifacts import read_metadata, sha256_file
-from icdenoise.records.registration import locks_at, read_lock
+from icdenoise.records.registration import lock_history, locks_at, read_lock, registered_in
 
 COLUMNS = (
     "claim", "verdict", "ours_mean", "interval_low", "interval_high", "n_values", "ours_min", "ours_max",
@@ -56,6 +56,8 @@ HEADER_KEYS = ("snapshot of", "ledger sha256", "run", "study", "built at", "regi
 WRITER = "scripts/snapshot_ledgers.py"
 ALL_REGISTERED = "every row registered"
 LockAt = Callable[[str], "str | None"]  # a commit → the lines of every claims lock there, or None (registration.locks_at)
+# (a commit, a lock line) → the commit that registered the line in the history up to that commit (registration.registered_in)
+RegistrationAt = Callable[[str, str], "str | None"]
 LOCKS_SHOWN = "claims lock"  # how the messages name the lock files
 
 
@@ -80,6 +82,19 @@ def lock_at(root: Path) -> LockAt:
     """The lines of every claims lock of the repository at `root` at a commit (registration.locks_at), None where git
     has none."""
     return lambda commit: locks_at(root, commit)
+
+
+def registration_at(root: Path) -> RegistrationAt:
+    """The commit that registered a lock line in the history of the repository at `root` up to a commit
+    (registration.registered_in, which follows a line to the one of the method before whose registration it carries)."""
+    histories: dict[str, list] = {}
+
+    def registration(commit: str, line: str) -> str | None:
+        if commit not in histories:
+            histories[commit] = lock_history(root, commit) or []
+        return registered_in(histories[commit], line)
+
+    return registration
 
 
 def _ledger_facts(path: Path) -> tuple[dict, str, str]:
@@ -116,9 +131,11 @@ def snapshot_columns(table: pd.DataFrame) -> tuple[str, ...]:
     return tuple(column for column in COLUMNS if column not in OPTIONAL or column in table)
 
 
-def snapshot_rows(table: pd.DataFrame, study: str, run_prefix: str, build_commit: str, locks: LockAt, source: str) -> list[dict]:
+def snapshot_rows(table: pd.DataFrame, study: str, run_prefix: str, build_commit: str, locks: LockAt, source: str,
+                  registration: RegistrationAt | None = None) -> list[dict]:
     """The snapshot's rows: the ledger's columns of `snapshot_columns` and each registered row's digest, read from the
-    lock at `build_commit` (`locks`) and checked against the lock at the commit that registered it. `source`: the
+    lock at `build_commit` (`locks`) and checked against the lock at the commit that registered it, or, for a line
+    that carries the registration of its method's predecessor, against the history (`registration`). `source`: the
     ledger's path, for the messages."""
     missing = [column for column in COLUMNS if column != "digest" and column not in OPTIONAL and column not in table]
     if missing:
@@ -149,14 +166,16 @@ def snapshot_rows(table: pd.DataFrame, study: str, run_prefix: str, build_commit
                                     f"{build_commit[:12]} has a line {key}: the ledger does not belong to this repository's history")
             digest = locked[key]
             defining = lock(str(row["defined_in"]))
-            if defining is None or read_lock(defining).get(key) != digest:
+            carried = registration is not None and registration(build_commit, f"{key} {digest}") == str(row["defined_in"])
+            if not carried and (defining is None or read_lock(defining).get(key) != digest):
                 raise SnapshotError(f"{source}: claim {row['claim']} names {row['defined_in']} as the commit that registered it, "
                                     f"but no {LOCKS_SHOWN} there holds {key} {digest}")
         rows.append({column: _cell(column, digest if column == "digest" else row[column]) for column in snapshot_columns(table)})
     return rows
 
 
-def snapshot_text(path: Path, locks: LockAt, allow_unregistered: bool = False, shown_as: str | None = None) -> tuple[Path, str]:
+def snapshot_text(path: Path, locks: LockAt, allow_unregistered: bool = False, shown_as: str | None = None,
+                  registration: RegistrationAt | None = None) -> tuple[Path, str]:
     """(the snapshot's path relative to the repository, its text) for the ledger at `path`. `shown_as`: the
     ledger's path as the header names it (default: `path`). A ledger with a row that is not registered is a
     SnapshotError naming the row and the fix, unless `allow_unregistered`: then the header says how many rows
@@ -175,7 +194,7 @@ def snapshot_text(path: Path, locks: LockAt, allow_unregistered: bool = False, s
             "--allow-unregistered to write a snapshot marked not citable")
     if commit == "unknown" and len(unregistered) < len(table):
         raise SnapshotError(f"{source}: the ledger's provenance names no commit, yet some rows are registered")
-    rows = snapshot_rows(table, study, prefix, commit, locks, source)
+    rows = snapshot_rows(table, study, prefix, commit, locks, source, registration)
     registration = ALL_REGISTERED if not len(unregistered) else (
         f"NOT CITABLE: {len(unregistered)} of {len(table)} rows not registered (snapshot written with --allow-unregistered)")
     header = {

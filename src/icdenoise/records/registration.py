@@ -19,6 +19,14 @@ config/config.yaml, as Snakemake merges it). The lock is committed on its own, b
 The commit that registered a line is the newest commit that added it to one of the repository's claims locks
 (`lock_history`, `registered_in`); a commit that moves a line from one lock file to another, adding and removing
 it at once, registers nothing, so moving a study's folder (or its lock) re-registers none of its claims.
+
+A digest names the method that computed it: ``2:<hex>`` is method 2 (the wiring read without figure rules and rule
+docstrings, icdenoise.pipeline.definitions.rules_text), a bare ``<hex>`` method 1. Method 2 reads a part of what
+method 1 read, so a definition method 1 left unchanged is unchanged under method 2. The commit that brought method 2
+kept each method-1 line beside its method-2 line, both checked current by the lock's test there; a line of a newer
+method added beside the untouched line of the method before it carries that line's registration
+(`registered_in`). A new method never re-registers a claim whose definition it finds unchanged, and a later change
+of the definition registers it anew.
 """
 
 from __future__ import annotations
@@ -36,7 +44,8 @@ LOCK_NAME = "claims.lock"  # a study's claims lock, in its folder (icdenoise.pip
 LOCKS = f":(glob)**/{LOCK_NAME}"  # the git pathspec of every claims lock of a repository
 HEADER = (
     "# Pre-registered claims: `<study>.<claim> <digest>` of each claim's definition (statement, measure and rule code,\n"
-    "# config block, the science settings its verdict depends on, and the code of the study's jobs) on config/config.yaml;\n"
+    "# config block, the science settings its verdict depends on, and the code of the study's jobs and the wiring that\n"
+    "# hands them their tables; `2:<hex>`: digest method 2, icdenoise.records.registration) on config/config.yaml;\n"
     "# `<run>/<study>.<claim>` on\n"
     "# each other config/*.yaml that names its own run. Written by\n"
     "# `python scripts/lock_claims.py`; commit it on its own, before the commit that records the results (docs/claims.md).\n"
@@ -44,23 +53,31 @@ HEADER = (
 
 
 ClaimCode = Callable[[Claim], str]  # a claim → its own code as syntax (icdenoise.pipeline.definitions.claim_code)
+METHOD = 2  # the digest method of new lock lines: `<METHOD>:<hex>` (the module docstring)
 
 
-def definition_digest(claim: Claim, spec: dict, settings: dict, code: str, own_code: ClaimCode) -> str:
-    """The digest of one claim's definition (16 hex digits of sha256); `code`: the digest of its study's jobs' code
-    (icdenoise.pipeline.definitions.study_code); `own_code`: gives its measure's and rules' code."""
+def method_of(digest: str) -> int:
+    """The method of a lock line's digest: ``<method>:<hex>``, or 1 for a bare ``<hex>``."""
+    return int(digest.split(":", 1)[0]) if ":" in digest else 1
+
+
+def definition_digest(claim: Claim, spec: dict, settings: dict, code: str, own_code: ClaimCode, method: int = METHOD) -> str:
+    """The digest of one claim's definition (16 hex digits of sha256, after `<method>:` from method 2); `code`: the
+    digest of its study's jobs' code (icdenoise.pipeline.definitions.study_code, read by the same method); `own_code`:
+    gives its measure's and rules' code."""
     document = {
         "location": claim.location, "statement": claim.statement, "needs": [list(need) for need in claim.needs],
         "own_code": own_code(claim), "spec": spec, "settings": settings, "code": code,
     }
-    return hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps(document, sort_keys=True, default=repr).encode()).hexdigest()[:16]
+    return digest if method == 1 else f"{method}:{digest}"
 
 
 def study_digests(study: str, registry: dict[str, Claim], claims_config: dict, settings: dict, prefix: str,
-                  code: str, own_code: ClaimCode) -> dict[str, str]:
-    """`<prefix><study>.<claim>` → digest, for each configured claim, in registry order; `code` and `own_code` as
-    in `definition_digest`."""
-    return {f"{prefix}{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings, code, own_code)
+                  code: str, own_code: ClaimCode, method: int = METHOD) -> dict[str, str]:
+    """`<prefix><study>.<claim>` → digest, for each configured claim, in registry order; `code`, `own_code` and
+    `method` as in `definition_digest`."""
+    return {f"{prefix}{study}.{claim_id}": definition_digest(claim, claims_config[claim_id], settings, code, own_code, method)
             for claim_id, claim in registry.items() if claim_id in claims_config}
 
 
@@ -69,13 +86,26 @@ def key_study(key: str) -> str:
     return key.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
-def lock_text(digests: dict[str, str]) -> str:
-    return HEADER + "".join(f"{key} {digest}\n" for key, digest in digests.items())
+def lock_text(digests: dict[str, str], earlier: dict[str, str] | None = None) -> str:
+    """A lock file: its lines `digests`; `earlier`: the same claims' lines of the method before, kept above them at
+    the commit that brings a new method, so that each new line carries their registration (`registered_in`)."""
+    kept = "" if not earlier else (
+        "# The lines of the method before, each beside its line of the current method below, at the commit that brought it:\n"
+        + "".join(f"{key} {digest}\n" for key, digest in earlier.items()) + "# The current method:\n")
+    return HEADER + kept + "".join(f"{key} {digest}\n" for key, digest in digests.items())
 
 
-def read_lock(text: str) -> dict[str, str]:
-    """The lock file's `<study>.<claim>` → digest."""
-    return dict(line.split() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+def read_lock(text: str, method: int | None = None) -> dict[str, str]:
+    """The lock file's `<study>.<claim>` → digest: of the newest method where a claim has lines of two, or of `method`."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            key, digest = line.split()
+            if method is not None and method_of(digest) != method:
+                continue
+            if key not in found or method_of(digest) > method_of(found[key]):
+                found[key] = digest
+    return found
 
 
 def _git(root: Path, *arguments: str) -> str | None:
@@ -85,11 +115,11 @@ def _git(root: Path, *arguments: str) -> str | None:
         return None
 
 
-def lock_history(root: Path) -> list[tuple[str, list[str], list[str]]] | None:
-    """Each commit that changed a claims lock of the repository at `root` (`LOCKS`: any file named claims.lock),
-    newest first: (short hash, lines it added, lines it removed), less the lines it both added and removed (moved
-    from one lock file to another: no definition changed). None where there is no git history."""
-    log = _git(root, "log", "--format=commit %h", "-p", "--unified=0", "--", LOCKS)
+def lock_history(root: Path, revision: str = "HEAD") -> list[tuple[str, list[str], list[str]]] | None:
+    """Each commit up to `revision` that changed a claims lock of the repository at `root` (`LOCKS`: any file named
+    claims.lock), newest first: (short hash, lines it added, lines it removed), less the lines it both added and
+    removed (moved from one lock file to another: no definition changed). None where there is no git history."""
+    log = _git(root, "log", "--format=commit %h", "-p", "--unified=0", revision, "--", LOCKS)
     if log is None:
         return None
     commits: list[tuple[str, list[str], list[str]]] = []
@@ -107,11 +137,37 @@ def lock_history(root: Path) -> list[tuple[str, list[str], list[str]]] | None:
 
 def registered_in(history: list[tuple[str, list[str], list[str]]], line: str) -> str | None:
     """The commit of `history` (`lock_history`) that registered the lock line `line` (``<key> <digest>``): the newest
-    that added it, unless a newer one removed it (then, as where none added it, the line is not committed: None)."""
-    for commit, added, removed in history:
+    that added it, unless a newer one removed it (then, as where none added it, the line is not committed: None); or,
+    where that commit added it beside the untouched line of the method before, the commit that registered that line
+    (`_carried`)."""
+    for index, (commit, added, removed) in enumerate(history):
         if line in added:
-            return commit
+            return _carried(history, index, line) or commit
         if line in removed:
+            return None
+    return None
+
+
+def _carried(history: list[tuple[str, list[str], list[str]]], index: int, line: str) -> str | None:
+    """Where `line`, added by `history[index]`, takes its registration from: the registration of its claim's line of the
+    method before, where that line stood in the lock there and the commit left it untouched (the lock's test checked
+    both methods current at that commit: the definition is the one that line registered). None otherwise."""
+    key, digest = line.split()
+    method = method_of(digest)
+
+    def before(candidate: str) -> bool:
+        other_key, other = candidate.split()
+        return other_key == key and method_of(other) == method - 1
+
+    _, added, removed = history[index]
+    if method == 1 or any(map(before, added + removed)):
+        return None
+    for position in range(index + 1, len(history)):
+        _, added, removed = history[position]
+        earlier = [candidate for candidate in added if before(candidate)]
+        if earlier:
+            return registered_in(history[position:], earlier[0])
+        if any(map(before, removed)):
             return None
     return None
 

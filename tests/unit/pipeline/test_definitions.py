@@ -198,6 +198,41 @@ def test_rule_wiring_is_read_without_comments_or_rule_docstrings(tmp_path):
     assert rules_text(rules) != base
 
 
+JOB = '''job_rule(
+    "simulate_toy",
+    "The toy's table, eq. (3).",
+    "scripts/simulate_toy.py",
+    "<results>/toy.parquet",
+    params=dict(block=canonical(TOY["block"])),
+)
+'''
+FIGURE = '''figure_rule(
+    "plot_toy_curve",
+    STUDY,
+    "toy/curve",
+    "The toy's curve.",
+    "toy.plots.curve",
+    dict(table=rules.simulate_toy.output[0]),
+    "report/curve.rst",
+)
+'''
+
+
+def test_the_wiring_leaves_out_the_figures_and_the_rules_docstrings_but_not_what_a_job_is_handed(tmp_path):
+    """Method 2: a figure feeds no claim, and a rule's docstring decides nothing; method 1 read both."""
+    rules = tmp_path / "rules.smk"
+    rules.write_text(JOB)
+    base, first = rules_text(rules), rules_text(rules, 1)
+    rules.write_text(JOB.replace("eq. (3)", "eq. (4), at each seed") + "\n" + FIGURE)
+    assert rules_text(rules) == base and rules_text(rules, 1) != first
+    rules.write_text(JOB.replace('"The toy\'s table, eq. (3).",', 'doc="Another docstring",'))
+    assert rules_text(rules) == base
+    rules.write_text(JOB.replace('TOY["block"]', 'TOY["other"]') + FIGURE)
+    assert rules_text(rules) != base
+    rules.write_text(JOB.replace('"<results>/toy.parquet"', '"<results>/toy_{seed}.parquet"'))
+    assert rules_text(rules) != base
+
+
 @pytest.fixture
 def scratch(tmp_path, repo, monkeypatch):
     """A copy of the package; studies loaded from the repository, their folders moved into the copy."""

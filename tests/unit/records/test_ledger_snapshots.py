@@ -87,3 +87,17 @@ def _written(folder, ledger):
     path = folder / "snapshot.csv"
     path.write_text(snapshot_text(ledger, LOCKS.get)[1])
     return path
+
+
+def test_a_registration_carried_from_the_method_before_is_taken_only_where_the_history_carries_it(tmp_path):
+    """Built after the method-2 lines came: each row names the commit of its method-1 line, which its lock there holds
+    instead; the history (registration.registered_in, given as a function) must lead the method-2 line back to it."""
+    ledger = write_toy_ledger(tmp_path / "claims.parquet")
+    carried = {BUILT: LOCKS[BUILT].replace("toy.spread 1111222233334444", "toy.spread 2:1111222233334444"),
+               REGISTERED_IN: LOCKS[REGISTERED_IN]}
+    with pytest.raises(SnapshotError, match="no claims lock there holds toy.spread 2:1111222233334444"):
+        snapshot_text(ledger, carried.get)
+    with pytest.raises(SnapshotError, match="no claims lock there holds toy.spread 2:1111222233334444"):
+        snapshot_text(ledger, carried.get, registration=lambda commit, line: "c" * 7)  # the history registers it elsewhere
+    _, text = snapshot_text(ledger, carried.get, registration=lambda commit, line: REGISTERED_IN if commit == BUILT else None)
+    assert "2:1111222233334444" in text and "# registration: every row registered\n" in text

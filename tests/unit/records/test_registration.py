@@ -10,7 +10,7 @@ import pytest
 from icdenoise.records.claims import Claim
 from icdenoise.pipeline import codedeps
 from icdenoise.pipeline.definitions import claim_code
-from icdenoise.records.registration import definition_digest, lock_text, premature_results, read_lock
+from icdenoise.records.registration import definition_digest, lock_text, premature_results, read_lock, registered_in
 
 SPEC = {"paper_value": 1.0, "comparison": "at_most", "tolerance": 0.1, "tolerance_reason": "why", "inconclusive": ["interval"]}
 
@@ -74,8 +74,29 @@ def test_a_measure_outside_every_tracked_package_is_refused(tmp_path):
 
 
 def test_the_lock_reads_back_what_it_wrote():
-    digests = {"a.one": "0123456789abcdef", "b.two": "fedcba9876543210"}
+    digests = {"a.one": "2:0123456789abcdef", "b.two": "2:fedcba9876543210"}
     assert read_lock(lock_text(digests)) == digests
+    earlier = {"a.one": "1111222233334444", "b.two": "5555666677778888"}
+    both = lock_text(digests, earlier)
+    assert read_lock(both) == digests and read_lock(both, 2) == digests and read_lock(both, 1) == earlier
+
+
+def test_a_line_of_a_new_method_carries_the_registration_of_the_untouched_line_beside_it():
+    """Newest first: b1 registered the method-1 line, c1 added the method-2 line beside it, d1 dropped the method-1
+    line; a method-2 line registers anew where its own commit also changed the method-1 line, where no method-1 line
+    stood, or where it changes after the method-1 lines are gone."""
+    old, new = "s.claim 1111222233334444", "s.claim 2:aaaabbbbccccdddd"
+    history = [("e1", [], ["s.other 1111000011110000"]), ("d1", [], [old]), ("c1", [new, "s.fresh 2:0000111122223333"], []),
+               ("b1", [old, "s.other 1111000011110000"], ["s.claim 9999888877776666"]), ("a1", ["s.claim 9999888877776666"], [])]
+    assert registered_in(history, new) == "b1" and registered_in(history, old) is None
+    assert registered_in(history[2:], old) == "b1"
+    assert registered_in(history, "s.fresh 2:0000111122223333") == "c1"  # a new claim: no line of the method before
+    changed = [("c1", [new, "s.claim 5555666677778888"], [old]), *history[3:]]  # the definition changed with the method
+    assert registered_in(changed, new) == "c1"
+    later = [("f1", ["s.claim 2:eeeeffff00001111"], [new]), *history]  # changed after the method-1 lines were dropped
+    assert registered_in(later, "s.claim 2:eeeeffff00001111") == "f1"
+    gone = [("c1", [new], []), ("b2", [], [old]), *history[3:]]  # the method-1 line was gone before the method-2 line came
+    assert registered_in(gone, new) == "c1"
 
 
 def test_the_committed_lock_is_current(repo):
@@ -85,11 +106,14 @@ def test_the_committed_lock_is_current(repo):
     locks = script.paper_locks()
     assert {path.parent.name for path in locks} == {"onelayer", "alltoken", "mssa", "memory"}  # each in its study's folder
     assert not (repo / "config" / "claims.lock").exists()  # no lock outside the studies' folders
+    earlier = {} if script.EARLIER_METHOD is None else script.paper_locks(script.EARLIER_METHOD)
     changed = []
     for path, current in locks.items():
-        locked = read_lock(path.read_text()) if path.is_file() else {}
-        changed += sorted(f"{path.parent.name}/claims.lock: {key}" for key in current.keys() | locked.keys()
-                          if current.get(key) != locked.get(key))
+        text = path.read_text() if path.is_file() else ""
+        for method, expected in ((script.METHOD, current), (script.EARLIER_METHOD, earlier.get(path, {}))):
+            locked = read_lock(text, method) if method is not None else {}
+            changed += sorted(f"{path.parent.name}/claims.lock: {key} (method {method})" for key in expected.keys() | locked.keys()
+                              if expected.get(key) != locked.get(key))
     assert not changed, (f"{len(changed)} claims' definitions differ from their study's claims.lock, e.g. {changed[:10]}. "
                          "Run `python scripts/lock_claims.py` and commit the locks on their own, before the results")
 
