@@ -35,7 +35,7 @@ from icdenoise.records.registration import METHOD, lock_text, read_lock, study_d
 
 # The method before METHOD, whose lines this commit's locks keep beside the new ones, so that a claim whose definition it
 # finds unchanged keeps its registration (icdenoise.records.registration, registered_in); None once they are dropped.
-EARLIER_METHOD: int | None = 1
+EARLIER_METHOD: int | None = None
 
 
 def lock_lines(configs: list[tuple[dict, str]], only=lambda name: True, method: int = METHOD) -> dict[Path, dict[str, str]]:

@@ -156,8 +156,9 @@ def _carried(history: list[tuple[str, list[str], list[str]]], index: int, line: 
     method = method_of(digest)
 
     def before(candidate: str) -> bool:
-        other_key, other = candidate.split()
-        return other_key == key and method_of(other) == method - 1
+        parts = candidate.split()
+        return (len(parts) == 2 and not candidate.startswith("#") and parts[0] == key
+                and method_of(parts[1]) == method - 1)
 
     _, added, removed = history[index]
     if method == 1 or any(map(before, added + removed)):

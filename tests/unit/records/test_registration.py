@@ -86,7 +86,8 @@ def test_a_line_of_a_new_method_carries_the_registration_of_the_untouched_line_b
     line; a method-2 line registers anew where its own commit also changed the method-1 line, where no method-1 line
     stood, or where it changes after the method-1 lines are gone."""
     old, new = "s.claim 1111222233334444", "s.claim 2:aaaabbbbccccdddd"
-    history = [("e1", [], ["s.other 1111000011110000"]), ("d1", [], [old]), ("c1", [new, "s.fresh 2:0000111122223333"], []),
+    history = [("e1", [], ["s.other 1111000011110000"]), ("d1", [], [old]),
+               ("c1", ["# the method before:", new, "s.fresh 2:0000111122223333"], ["# a header line"]),
                ("b1", [old, "s.other 1111000011110000"], ["s.claim 9999888877776666"]), ("a1", ["s.claim 9999888877776666"], [])]
     assert registered_in(history, new) == "b1" and registered_in(history, old) is None
     assert registered_in(history[2:], old) == "b1"
