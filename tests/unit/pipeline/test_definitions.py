@@ -277,6 +277,20 @@ def test_a_real_computation_re_registers_the_studies_that_run_it(scratch, repo):
         dataclasses.replace(studies["mssa"], folder=repo / "src" / "icdenoise" / "studies" / "mssa"), repo / "workflow", False)
 
 
+def test_a_new_figure_or_a_rules_docstring_in_a_studys_rules_re_registers_nothing(scratch, repo):
+    """As docs/architecture.md adds a figure to a study: its claims keep their digests; what a job is handed does not."""
+    copy, studies, config = scratch
+    memory = studies["memory"]
+    base = study_code(memory, repo / "workflow", False)
+    text = memory.rules.read_text()
+    docstring = '"Slides 8, 9 and 23: the bisected capacity of the Hebbian and one-step memories for one map, per d and seed."'
+    assert text.count(docstring) == 1
+    memory.rules.write_text(text.replace(docstring, '"The bisected capacity, eq. (1)."') + "\n" + FIGURE)
+    assert study_code(memory, repo / "workflow", False) == base
+    memory.rules.write_text(text.replace('canonical(MEMORY["capacity"])', 'canonical(MEMORY["capacity_confirmatory"])', 1))
+    assert study_code(memory, repo / "workflow", False) != base
+
+
 def test_moving_a_real_function_to_a_new_module_re_registers_nothing(scratch, repo):
     copy, studies, config = scratch
     memory = studies["memory"]
