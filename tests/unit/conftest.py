@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 sys.path.insert(0, str(Path(__file__).parent))  # helpers.py, for the tests in the sub-folders
 
@@ -21,6 +22,14 @@ from snakemake_interface_executor_plugins.registry import ExecutorPluginRegistry
 from icdenoise.records.artifacts import git_state  # noqa: E402
 
 ExecutorPluginRegistry()  # collects (imports) every installed executor plugin once, in this process
+
+
+@pytest.fixture(autouse=True, scope="session")
+def one_thread():
+    """Every unit test on one torch thread, as the pipeline's jobs run by default: the suite's two workers share CI's
+    two cores with each other and with Snakemake's jobs, and tiny products split over threads of a busy machine are
+    several times slower. A test of threading sets its own count."""
+    torch.set_num_threads(1)
 
 
 class SpawnedAProcess(OSError):

@@ -26,7 +26,8 @@ def test_unknown_device_is_rejected():
 def test_use_threads_sets_torch_threads():
     before = torch.get_num_threads()
     try:
-        use_threads(1)
-        assert torch.get_num_threads() == 1
+        for threads in (2, 1):
+            use_threads(threads)
+            assert torch.get_num_threads() == threads
     finally:
         torch.set_num_threads(before)

@@ -10,15 +10,6 @@ from icdenoise.studies.memory import mlp
 from icdenoise.studies.memory.embeddings import generator
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Each training is a few hundred small products: one thread, as in the pipeline's jobs, is the fast way."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
-
-
 TINY_BLOCK = {"ds": [8], "widths": [8, 32], "outputs": 2, "steps": 150, "learning_rate": 0.03, "threshold": 0.9,
               "precision": 0.05, "seeds": [5, 6], "max_pairs": 2048}
 
