@@ -33,6 +33,10 @@ def figure_files(figure: str) -> set[str]:
     return {smoke_target(f"figures/{figure}.{kind}") for kind in ("pdf", "png")}
 
 
+# The SLURM profile as the tests run it: the executor plugin checks a job first `slurm-init-seconds-before-status-checks`
+# after its submission or the last job's end (the profile's 5), then 10 s later each time no job has ended. The
+# tests' jobs take seconds, so the first check comes after 1 s; nothing else differs from profiles/slurm.
+SLURM_PROFILE = ["--profile", "profiles/slurm", "--slurm-init-seconds-before-status-checks", "1"]
 EXPERIMENT_CONFIGS = ["config/smoke.yaml", "compare.yaml"]  # the smoke run set beside a second run (conftest.experiments_run)
 
 

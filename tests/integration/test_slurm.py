@@ -15,11 +15,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from runner import SMOKE, SNAKEMAKE, copy_workflow, smoke_target, snakemake
+from runner import SLURM_PROFILE, SMOKE, SNAKEMAKE, copy_workflow, smoke_target, snakemake
 
 pytestmark = pytest.mark.integration
 
-PROFILE = ["--profile", "profiles/slurm"]
+PROFILE = SLURM_PROFILE
 CANCELLED_RUN = ("gmm", "20", "softmax")  # the training job cancelled mid-run
 CANCELLED_DATASET = SMOKE / "results" / "datasets" / CANCELLED_RUN[0] / f"L{CANCELLED_RUN[1]}.parquet"
 CANCELLED_TRAINING = SMOKE / "results" / "train" / CANCELLED_RUN[0] / f"L{CANCELLED_RUN[1]}" / CANCELLED_RUN[2]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from runner import LEDGER_FIGURES, SMOKE, SNAKEMAKE, built_once, copy_workflow, planned_jobs, smoke_target
+from runner import LEDGER_FIGURES, SLURM_PROFILE, SMOKE, SNAKEMAKE, built_once, copy_workflow, planned_jobs, smoke_target
 
 from icdenoise.scaffold import NAME, TEMPLATE
 
@@ -117,7 +117,7 @@ def test_the_report_captions_the_starter_study_and_checks_its_ledger(beside_the_
 def test_the_starter_study_runs_through_the_slurm_profile_with_the_same_numbers(slurm, repo, beside_the_smoke_run, tmp_path):
     workdir = copy_workflow(repo, tmp_path / "workflow")
     targets = ["starter", smoke_target("results/starter/leaderboard_scores/linear.parquet")]
-    result = run(workdir, "--profile", "profiles/slurm", *targets, cores=())
+    result = run(workdir, *SLURM_PROFILE, *targets, cores=())
     assert result.returncode == 0, result.stderr[-4000:]
     output = result.stdout + result.stderr
     for local in ("plot_starter_noisy_query", "write_starter_ledger"):  # a study's light jobs run here

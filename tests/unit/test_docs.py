@@ -242,6 +242,8 @@ def _cluster_phrases() -> list[tuple[str, str]]:
                        f"before the time limit (it checks limits every {limits_every} s)"),
         ("cluster.md", f"snakemake-executor-plugin-slurm {pins['snakemake-executor-plugin-slurm']} and its jobstep plugin"),
         ("cluster.md", f"the plugin {pins['snakemake-executor-plugin-slurm']} declares that flag but never reads it"),
+        ("cluster.md", "`--slurm-init-seconds-before-status-checks {}` (`SLURM_PROFILE`".format(
+            _found(r'"--slurm-init-seconds-before-status-checks", "(\d+)"\]', "tests/integration/runner.py"))),
         ("cluster.md", "puts fake SLURM commands that take {} s first on the path".format(
             _found(r"(?m)^STALL = (\d+)", "tests/integration/test_local_start.py"))),
         ("cluster.md", "runs the smoke config with `-j {}`".format(
