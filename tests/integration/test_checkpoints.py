@@ -1,7 +1,8 @@
 """A training job that stops before its end continues where it stopped: real Snakemake runs of one smoke
 training job whose time budget (execution.checkpoint.budget_s) is spent at its first save point (step 4 of 12). The job fails
 saying where it checkpointed and how to continue; the same command, without the budget, finishes it with the
-tables of a run that never stopped, and the checkpoint is gone. The memory study's training jobs, stopped the same
+tables of a run that never stopped, and the checkpoint is gone, also when the stopped workflow's folder has moved
+(as a checkpoint carried to the next GPU slot's machine does). The memory study's training jobs, stopped the same
 way, do too."""
 
 import subprocess
@@ -38,10 +39,11 @@ def test_a_stopped_training_job_continues_to_the_tables_of_an_uninterrupted_one(
     checkpoint = saved.parent / f".{saved.name}.checkpoint"
     assert checkpoint.is_file() and not saved.exists()  # Snakemake removed the failed job's outputs, not its checkpoint
 
+    workdir = workdir.rename(tmp_path / "carried")  # continued in another folder, as on the next GPU slot's machine
     finished = _build(workdir)
     assert finished.returncode == 0, (finished.stdout + finished.stderr)[-3000:]
     assert "resuming from the checkpoint at step 4 of 12" in (workdir / LOG).read_text()
-    assert not checkpoint.exists()
+    assert not (workdir / checkpoint.relative_to(tmp_path / "stopped")).exists()
     for output in OUTPUTS:
         pd.testing.assert_frame_equal(pd.read_parquet(workdir / output), pd.read_parquet(reference / output), check_exact=True)
 

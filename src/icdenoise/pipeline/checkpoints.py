@@ -69,13 +69,24 @@ def _digest_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def identity(rule: str, wildcards: dict, params: dict, inputs: list[str]) -> dict:
+def _named(path: str, root: Path) -> str:
+    """An input's name in an identity: its path relative to `root` where it lies inside, else as given."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def identity(rule: str, wildcards: dict, params: dict, inputs: list[str], root: Path | None = None) -> dict:
     """What a checkpoint belongs to: the rule, its wildcards, its params (as JSON) and each input file's sha256 (its
-    tables and its code files alike)."""
-    files = sorted({str(path) for path in inputs if Path(path).is_file()})
+    tables and its code files alike). An input is named by its path relative to `root` (default: the current
+    directory, where Snakemake runs a job: the workflow's root), so that a checkpoint carried to another copy of the
+    workflow (another machine, the next GPU slot) belongs to the same job there."""
+    root = Path(os.path.abspath(root or os.curdir))
+    files = {_named(str(path), root): Path(path) for path in inputs if Path(path).is_file()}
     return {"rule": rule, "wildcards": {key: str(value) for key, value in sorted(wildcards.items())},
             "params": json.loads(json.dumps(params, sort_keys=True, default=repr)),
-            "inputs": {path: _digest_file(Path(path)) for path in files}}
+            "inputs": {name: _digest_file(files[name]) for name in sorted(files)}}
 
 
 def differences(saved: dict, current: dict) -> list[str]:
