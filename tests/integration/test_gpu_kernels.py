@@ -1,6 +1,6 @@
 """What runs compiled Triton kernels, and Triton's interpreter: icdenoise.maths.small_attention against the written-out
 softmax (an independent computation, torch's own operations), forward and backward, and the mssa models' CUDA-graph
-training loop, whose attention it is on a GPU, against their per-step loop. These are integration tests because
+training loop, whose attention it is on a GPU, against their per-step loop, and that loop stopped and continued. These are integration tests because
 Triton starts processes: its compiler runs ptxas and looks CUDA's library up with ldconfig, and its interpreter must
 be switched on (TRITON_INTERPRET) before Triton is imported, so it runs in a process of its own. On a machine
 without a GPU only the interpreter's check runs."""
@@ -21,7 +21,9 @@ from icdenoise.studies.mssa.transformers import ARCHITECTURES, train_per_step, t
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "unit" / "studies" / "mssa"))
-from test_mssa_static_training import trained  # noqa: E402
+sys.path.insert(0, str(REPO / "tests" / "unit"))
+from helpers import stopped_at_every_save_point  # noqa: E402
+from test_mssa_static_training import RUN, trained  # noqa: E402
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 needs_triton = pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="needs Triton (the test extra installs it)")
@@ -129,3 +131,22 @@ def test_graph_loop_agrees_with_the_per_step_loop_on_a_gpu(architecture):
     np.testing.assert_allclose(graph["loss"], per_step["loss"], rtol=1e-4)
     for name in per_step_weights:
         torch.testing.assert_close(graph_weights[name], per_step_weights[name], rtol=1e-4, atol=1e-5)
+
+
+@needs_cuda
+@pytest.mark.parametrize("chunk_steps", [2, 4])
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+def test_on_a_gpu_a_captured_run_stopped_at_every_chunk_and_resumed_gives_the_uninterrupted_curve(architecture, chunk_steps, tmp_path):
+    """Stopped at every chunk's start and continued by a new start with a new model: a continued run captures its graph
+    `WARMUP_STEPS` steps after where it continued, so some steps run eagerly that the run that never stopped replayed
+    (chunks of 2 continue inside the warm-up, chunks of 4 after it). The curve and the weights are the same bits."""
+    def train(checkpoint=None):
+        return trained(train_static, architecture, record_every=1, device="cuda", capture=True, chunk_steps=chunk_steps,
+                       workers=0, checkpoint=checkpoint)
+
+    (curve, weights), stops = stopped_at_every_save_point(train, tmp_path / "run.checkpoint")
+    assert stops == list(range(chunk_steps, RUN["steps"], chunk_steps))
+    reference, reference_weights = train()
+    pd.testing.assert_frame_equal(curve, reference, check_exact=True)
+    for name, tensor in reference_weights.items():
+        assert torch.equal(weights[name], tensor), name

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One slot of a named run whose trainings outlast a slot (a lent GPU's call, a cluster allocation): put back what
+# earlier slots brought home, train for at most SECONDS (execution.checkpoint.budget_s, so each job saves and stops
+# cleanly: docs/experiments.md, "Long trainings: stop and continue"), and leave in OUT what the next slot needs.
+#   bash scripts/advance_run.sh SECONDS OUT CARRIED CONFIGFILE TARGET...
+# CARRIED holds files from earlier slots at their paths in the repository (runs/<name>/...): checkpoints and
+# finished outputs. They are copied into place first; finished outputs count as done (no mtime trigger: the
+# checkpoints' identity already names the code they were trained with). In OUT, each unfinished target's checkpoint
+# is one file named by its path with '/' written '__' (the device tool brings back flat names only), and the finished
+# targets' folders (outputs, logs, benchmarks) are finished.tgz. At home, put both back under CARRIED:
+#   for f in OUT/*.checkpoint; do install -D "$f" "CARRIED/$(basename "$f" | sed 's|__|/|g')"; done
+#   tar xzf OUT/finished.tgz -C CARRIED
+set -uo pipefail
+seconds=$1 out=$2 carried=$3 configfile=$4
+shift 4
+targets=("$@")
+mkdir -p "$out"
+if [[ -d $carried ]]; then
+  (cd "$carried" && find . -type f -printf '%P\n') | while read -r path; do install -D -m 644 "$carried/$path" "$path"; done
+  echo "put back from $carried: $(find "$carried" -type f | wc -l) file(s)"
+fi
+slot=$(mktemp --suffix=.yaml)
+printf 'execution:\n  checkpoint: {every_s: 60, every_steps: null, budget_s: %s}\n' "$seconds" >"$slot"
+snakemake "${targets[@]}" --cores "${#targets[@]}" --keep-going --rerun-triggers params input code software-env \
+  --configfile "$configfile" "$slot"
+echo "snakemake exited with $?"
+finished=()
+for target in "${targets[@]}"; do
+  checkpoint=$(dirname "$target")/.$(basename "$target").checkpoint
+  if [[ -f $target ]]; then
+    finished+=("$(dirname "$target")")
+  elif [[ -f $checkpoint ]]; then
+    cp "$checkpoint" "$out/${checkpoint//\//__}"
+    echo "$target: checkpoint of $(du -h "$checkpoint" | cut -f1) to bring home"
+  else
+    echo "$target: neither finished nor checkpointed; see its log"
+  fi
+done
+run=$(cut -d/ -f1-2 <<<"${targets[0]}")  # runs/<name>
+logs=$(find "$run/logs" "$run/benchmarks" -newer "$slot" -type f 2>/dev/null)
+if ((${#finished[@]})); then
+  tar czf "$out/finished.tgz" "${finished[@]}"
+  echo "finished: ${finished[*]}"
+fi
+[[ -n $logs ]] && tar czf "$out/slot-logs.tgz" $logs
+rm -f "$slot"
