@@ -101,7 +101,8 @@ class StaticLoop:
 
         With `capture` the graph is captured at step `first` + `WARMUP_STEPS`: the steps before run eagerly. Given
         `rewind` (which puts back the state saved at `first`: parameters and optimiser), a run continued at or past
-        `WARMUP_STEPS` instead warms up on `WARMUP_STEPS` steps, rewinds them and captures at `first`, so that it
+        `WARMUP_STEPS` instead warms up on `WARMUP_STEPS` steps (fewer where fewer are left: a warm-up step writes its
+        step's slots, and a slot past the last step does not exist), rewinds them and captures at `first`, so that it
         replays the graph at every step where a run that never stopped replays it."""
         capture_at = max(first, WARMUP_STEPS) if rewind is not None else first + WARMUP_STEPS
         graph, stream = None, torch.cuda.Stream(self.device) if self.capture else None
@@ -117,7 +118,7 @@ class StaticLoop:
                     load(index, min(self.chunk_steps, self.steps - index))
                 if self.capture and index == capture_at:
                     if rewind is not None and first >= WARMUP_STEPS:
-                        for _ in range(WARMUP_STEPS):
+                        for _ in range(min(WARMUP_STEPS, self.steps - first)):  # never a step past the run's last
                             step()
                         rewind()
                         self.counter.fill_(first)
