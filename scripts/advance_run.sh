@@ -10,11 +10,21 @@
 # targets' folders (outputs, logs, benchmarks) are finished.tgz. At home, put both back under CARRIED:
 #   for f in OUT/*.checkpoint; do install -D "$f" "CARRIED/$(basename "$f" | sed 's|__|/|g')"; done
 #   tar xzf OUT/finished.tgz -C CARRIED
+# A table trained from a tree that differs from its commit is never registered (icdenoise.records.registration), so
+# the slot refuses such a tree: commit first. On a lent GPU, .git is the session's starting state: make the call
+# before committing anything in that session, or the tree differs from it there.
 set -uo pipefail
 seconds=$1 out=$2 carried=$3 configfile=$4
 shift 4
 targets=("$@")
 mkdir -p "$out"
+if ! git diff --quiet HEAD; then
+  echo "advance_run: the tree differs from $(git rev-parse --short HEAD) (git diff --stat HEAD below); tables trained" \
+    "here could not be registered, so nothing is trained. Commit first, and on a lent GPU make the call before" \
+    "any commit of the session." >&2
+  git diff --stat HEAD | tail -5 >&2
+  exit 1
+fi
 if [[ -d $carried ]]; then
   (cd "$carried" && find . -type f -printf '%P\n') | while read -r path; do install -D -m 644 "$carried/$path" "$path"; done
   echo "put back from $carried: $(find "$carried" -type f | wc -l) file(s)"

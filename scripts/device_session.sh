@@ -10,6 +10,9 @@
 #   and compares their tables and every verdict with a CPU run of the same ledgers;
 # then, if time is left, whether the induction head's GPU runs repeat bit for bit (memory.tools.gpu_determinism
 # pipeline). The MSSA step is timed by icdenoise.studies.mssa.tools.step_bench and .kernels when that is the question.
+# The slot trains only from a tree equal to its commit (advance_run.sh says why). There .git is the session's starting
+# state (seen 2026-11-30: the card named the session's first commit, not the two made before the call), so make the
+# call before committing anything in the session.
 # Run from the repository root on the device machine
 # with the wheels of .whl/ carried (Snakemake and what it needs that the machine's image lacks); every result
 # but the checkpoints goes to $OUT, packed as device-session.tgz.
@@ -32,7 +35,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=/tmp/site:$PWD/src PYTHONUNBUFFERED=1 PATH=/tmp/site/bin:$PATH  # pip --target puts snakemake there
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import torch, sys; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'python', sys.version.split()[0])"
-  nproc; date -u; git log -1 --format='commit %h %s' 2>/dev/null; } 2>&1 | tee "$out/card.txt"
+  nproc; date -u; git log -1 --format='commit %h %s' 2>/dev/null; git diff --stat HEAD | tail -1; } 2>&1 | tee "$out/card.txt"
 
 SLOT_TARGETS=(runs/mssa_paper_scale/results/mssa/regression/{linear,sparse}/mssa/seed0/errors.parquet)
 echo "== mssa_paper_scale's slot, in the background: ${SLOT_TARGETS[*]} ($(left) s left)"
