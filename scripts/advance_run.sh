@@ -3,17 +3,35 @@
 # earlier slots brought home, train for at most SECONDS (execution.checkpoint.budget_s, so each job saves and stops
 # cleanly: docs/experiments.md, "Long trainings: stop and continue"), and leave in OUT what the next slot needs.
 #   bash scripts/advance_run.sh SECONDS OUT CARRIED CONFIGFILE TARGET...
+#   bash scripts/advance_run.sh --home OUT CARRIED      (at home: put what a slot left in OUT under CARRIED)
 # CARRIED holds files from earlier slots at their paths in the repository (runs/<name>/...): checkpoints and
 # finished outputs. They are copied into place first; finished outputs count as done (no mtime trigger: the
 # checkpoints' identity already names the code they were trained with). In OUT, each unfinished target's checkpoint
-# is one file named by its path with '/' written '__' (the device tool brings back flat names only), and the finished
-# targets' folders (outputs, logs, benchmarks) are finished.tgz. At home, put both back under CARRIED:
-#   for f in OUT/*.checkpoint; do install -D "$f" "CARRIED/$(basename "$f" | sed 's|__|/|g')"; done
-#   tar xzf OUT/finished.tgz -C CARRIED
+# is named by its path with '/' written '__' (the device tool brings back flat names only), in parts of at most
+# PART_BYTES (default 15 MiB: the tool brings back files of at most 16 MiB), and the finished targets' folders
+# (outputs, logs, benchmarks) are finished.tgz. --home joins the parts, puts each checkpoint back at its path under
+# CARRIED, removes those of the targets that finished, and unpacks finished.tgz there.
 # A table trained from a tree that differs from its commit is never registered (icdenoise.records.registration), so
 # the slot refuses such a tree: commit first. On a lent GPU, .git is the session's starting state: make the call
 # before committing anything in that session, or the tree differs from it there.
 set -uo pipefail
+if [[ ${1:-} == --home ]]; then
+  out=$2 carried=$3
+  for first in "$out"/*.checkpoint.part-aa; do
+    [[ -f $first ]] || continue
+    name=$(basename "${first%.part-aa}")
+    install -D /dev/null "$carried/${name//__//}"
+    cat "${first%-aa}"-* >"$carried/${name//__//}"
+    echo "checkpoint put back: $carried/${name//__//}"
+  done
+  if [[ -f $out/finished.tgz ]]; then
+    tar tzf "$out/finished.tgz" | grep '\.parquet$' | while read -r table; do
+      rm -fv "$carried/$(dirname "$table")/.$(basename "$table").checkpoint"
+    done
+    tar xzf "$out/finished.tgz" -C "$carried" && echo "finished tables put back: $(tar tzf "$out/finished.tgz" | grep -c 'parquet$')"
+  fi
+  exit 0
+fi
 seconds=$1 out=$2 carried=$3 configfile=$4
 shift 4
 targets=("$@")
@@ -40,8 +58,9 @@ for target in "${targets[@]}"; do
   if [[ -f $target ]]; then
     finished+=("$(dirname "$target")")
   elif [[ -f $checkpoint ]]; then
-    cp "$checkpoint" "$out/${checkpoint//\//__}"
-    echo "$target: checkpoint of $(du -h "$checkpoint" | cut -f1) to bring home"
+    split -a 2 -b "${PART_BYTES:-15728640}" "$checkpoint" "$out/${checkpoint//\//__}.part-"
+    echo "$target: checkpoint of $(du -h "$checkpoint" | cut -f1) to bring home," \
+      "$(find "$out" -name "${checkpoint//\//__}.part-*" | wc -l) part(s)"
   else
     echo "$target: neither finished nor checkpointed; see its log"
   fi
@@ -49,7 +68,7 @@ done
 run=$(cut -d/ -f1-2 <<<"${targets[0]}")  # runs/<name>
 logs=$(find "$run/logs" "$run/benchmarks" -newer "$slot" -type f 2>/dev/null)
 if ((${#finished[@]})); then
-  tar czf "$out/finished.tgz" "${finished[@]}"
+  tar czf "$out/finished.tgz" "${finished[@]}" $logs
   echo "finished: ${finished[*]}"
 fi
 [[ -n $logs ]] && tar czf "$out/slot-logs.tgz" $logs

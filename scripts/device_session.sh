@@ -2,9 +2,10 @@
 # One device call, everything measured in one go (docs/performance.md), three things at once on the GPU:
 # - a slot of the named run mssa_paper_scale (scripts/advance_run.sh): its trainings in SLOT_TARGETS continue from
 #   the checkpoints earlier slots brought home (carried in runs/slots/mssa_paper_scale) and stop, saved, before the
-#   call ends; their checkpoints come back as files of their own (one at most 16 MiB: MSSA's is 12.8 MB, MHSA's and
-#   the transformer's are 25 and 38 MB, too large to bring back, so a slot trains only MSSA's), the finished ones
-#   in slot/finished.tgz;
+#   call ends; their checkpoints come back in parts of 15 MiB (the tool brings back 8 files of at most 16 MiB,
+#   64 MiB in all, and carries 64 MiB with the tree and the wheels: MSSA's checkpoint is 13 MB, MHSA's 25 MB and the
+#   transformer's 38 MB, so a slot brings home two MSSA trainings, or one MHSA and one MSSA, or one transformer),
+#   the finished ones in slot/finished.tgz; at home `advance_run.sh --home` puts them under runs/slots/mssa_paper_scale;
 # - the CUDA-only tests, a captured run stopped at every chunk and continued among them;
 # - gpu_check --studies, which runs the device jobs of the onelayer ensembles and of the studies again on the GPU
 #   and compares their tables and every verdict with a CPU run of the same ledgers;
@@ -27,8 +28,8 @@ left() { echo $(( end - $(date +%s) )); }
 out=${OUT:-/tmp/device-out}
 mkdir -p "$out"
 pack() {  # the device tool brings back only a few files: all but the checkpoints go back as one archive, whatever ends the call
-  tar czf /tmp/device-session.tgz --exclude='*.checkpoint' -C "$out" . &&
-    find "$out" -mindepth 1 -type f ! -name '*.checkpoint' -delete && mv /tmp/device-session.tgz "$out/"
+  tar czf /tmp/device-session.tgz --exclude='*.checkpoint.part-*' -C "$out" . &&
+    find "$out" -mindepth 1 -type f ! -name '*.checkpoint.part-*' -delete && mv /tmp/device-session.tgz "$out/"
 }
 trap pack EXIT
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
