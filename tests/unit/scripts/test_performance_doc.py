@@ -87,7 +87,7 @@ def test_a_rows_command_runs_an_existing_script_with_its_own_options(row):
         assert files and all((REPO / name).is_file() for name in files), f"{target_of(row)}: a config file does not exist"
         assert target_of(row) in words, f"{target_of(row)}: the command builds another target"
         return
-    words = words[1:] if words[0] in ("python3", "python") else words
+    words = words[1:] if words[0] in ("python3", "python", "bash") else words
     if words[0] == "-m":  # a module of the package: a study's tool
         words = [f"src/{words[1].replace('.', '/')}.py", *words[2:]]
     script = REPO / words[0]
