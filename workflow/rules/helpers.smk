@@ -257,19 +257,34 @@ def conventional_name(helper, name, convention, expected):
         )
 
 
-def figure_rule(name, study, figure, doc, drawing, tables, caption, settings=None):
+def study_being_read():
+    """The registered study whose rules file Snakemake is reading now; an error naming the file where none is."""
+    being_read = Path(workflow.included_stack[-1].get_path_or_uri(secret_free=True)).resolve()
+    for name, study in STUDIES.items():
+        if study.rules.resolve() == being_read:
+            return name
+    raise ValueError(f"{being_read} is no registered study's rules file: give figure_rule its study= explicitly")
+
+
+def figure_rule(name, figure, doc, tables, settings=None, *, study=None, drawing=None, caption=None):
     """Define the rule `name`, which must be plot_<the parts of the path `figure` joined by _> (plot_fig3 for
     "fig3", plot_memory_zipf_n for "memory/zipf_n"): figures/<figure>.pdf and the same figure as
     figures/<figure>.png (which the report shows), drawn from `tables` (input name → paths) only by the module `drawing`'s render(tables, **settings),
     with a footer naming the run and the study's settings that differ from the paper config's (the figure's own
     sub-block first, then the shared blocks, then the rest of the study's: `figure_blocks`); `caption` is
     its report caption (.rst, relative to the calling rules file), which the report follows with the run and all
-    those settings. The drawing module, with what it imports, is the figure's code input: editing it re-renders
-    that figure and every other figure whose drawing imports it (README.md's figure table lists each figure's
-    drawing modules, scripts/figure_table.py)."""
+    those settings. Unless given, these follow from the path and the calling file: `study`, the study whose rules
+    file calls it; `drawing`, <the study's package>.plots.<the path's last part>; `caption`,
+    report/<the path's last part>.rst. The drawing module, with what it imports, is the figure's code input:
+    editing it re-renders that figure and every other figure whose drawing imports it (README.md's figure table
+    lists each figure's drawing modules, scripts/figure_table.py)."""
     conventional_name(
         "figure_rule", name, "plot_<figure path parts joined by _>", "plot_" + "_".join(Path(figure).parts)
     )
+    study = study or study_being_read()
+    figure_name = Path(figure).name
+    drawing = drawing or f"{STUDIES[study].package}.plots.{figure_name}"
+    caption = caption or f"report/{figure_name}.rst"
     blocks = figure_blocks(study, figure, config[study], STUDIES[study].shared_keys(config))
     outputs = figure_output(
         f"<figures>/{figure}.pdf", str(here(caption)), STUDIES[study].title, report_labels(study, figure)

@@ -208,12 +208,9 @@ JOB = '''job_rule(
 '''
 FIGURE = '''figure_rule(
     "plot_toy_curve",
-    STUDY,
     "toy/curve",
     "The toy's curve.",
-    "toy.plots.curve",
     dict(table=rules.simulate_toy.output[0]),
-    "report/curve.rst",
 )
 '''
 

@@ -17,12 +17,9 @@ job_rule(
 
 figure_rule(
     "plot_starter_noisy_query",
-    "starter",
     "starter/noisy_query",
     "MSE/n of the noisy query over σ_z², per case.",
-    "starter.plots.noisy_query",
     dict(noisy_query=rules.compute_starter.output[0]),
-    "report/noisy_query.rst",
 )
 
 ledger_rule(

@@ -124,60 +124,42 @@ score_rule(
 
 figure_rule(
     "plot_alltoken_before_after",
-    STUDY,
     "alltoken/before_after",
     "The explainer's first figure: x̂* and the Stage-2 energy at depths 0 and `depth`.",
-    f"{DRAWINGS}.before_after",
     named_tables(rules.simulate_alltoken_before_after.output),
-    "report/before_after.rst",
 )
 figure_rule(
     "plot_alltoken_particle_flow",
-    STUDY,
     "alltoken/particle_flow",
     "Stage-1 particles across depth for each β.",
-    f"{DRAWINGS}.particle_flow",
     named_tables(rules.simulate_alltoken_particle_flow.output),
-    "report/particle_flow.rst",
 )
 figure_rule(
     "plot_alltoken_variance",
-    STUDY,
     "alltoken/variance",
     "The particles' variance against τ = ℓη/β.",
-    f"{DRAWINGS}.variance",
     named_tables(rules.simulate_alltoken_variance.output),
-    "report/variance.rst",
 )
 figure_rule(
     "plot_alltoken_gaussian",
-    STUDY,
     "alltoken/gaussian",
     "Covariance eigenvalues against the Γ ODE of Theorem 5.1.",
-    f"{DRAWINGS}.gaussian",
     dict(gaussian=rules.simulate_alltoken_gaussian.output.table),
-    "report/gaussian.rst",
 )
 figure_rule(
     "plot_alltoken_mse_by_n",
-    STUDY,
     "alltoken/mse_by_n",
     "Fig. 4(a): MSE/σ² of each estimator by N, and against depth.",
-    f"{DRAWINGS}.mse_by_n",
     dict(mse_by_n=rules.summarise_alltoken_mse.output.bars, mse_by_depth=rules.summarise_alltoken_mse.output.by_depth),
-    "report/mse_by_n.rst",
 )
 figure_rule(
     "plot_alltoken_learned_depth",
-    STUDY,
     "alltoken/learned_depth",
     "The learned depth's β_ℓ, η_ℓ and its test MSE by N.",
-    f"{DRAWINGS}.learned_depth",
     dict(
         learned_parameters=rules.evaluate_alltoken_learned_depth.output.parameters,
         learned_depth=rules.evaluate_alltoken_learned_depth.output.table,
     ),
-    "report/learned_depth.rst",
 )
 
 

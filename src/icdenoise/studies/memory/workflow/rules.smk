@@ -362,148 +362,107 @@ LEDGER = dict(table="<figures>/memory/claims.parquet", text="<figures>/memory/cl
 ZIPF = dict(zipf=rules.fit_memory_zipf.output.errors, zipf_fit=rules.fit_memory_zipf.output.fits)
 figure_rule(
     "plot_memory_capacity_curves",
-    STUDY,
     "memory/capacity_curves",
     "Recall accuracy of the Hebbian memory against N, per d and map.",
-    f"{DRAWINGS}.capacity_curves",
     dict(curves=CAPACITY.curves, capacity=CAPACITY.capacity),
-    "report/capacity_curves.rst",
 )
 figure_rule(
     "plot_memory_capacity_fit",
-    STUDY,
     "memory/capacity_fit",
     "Bisected capacity against d with the fitted slopes.",
-    f"{DRAWINGS}.capacity_fit",
     dict(capacity=CAPACITY.capacity, capacity_fit=CAPACITY.fits),
-    "report/capacity_fit.rst",
 )
 figure_rule(
     "plot_memory_gradient_step",
-    STUDY,
     "memory/gradient_step",
     "Capacity of one gradient step against the Hebbian memory's.",
-    f"{DRAWINGS}.gradient_step",
     dict(capacity=CAPACITY.capacity),
-    "report/gradient_step.rst",
 )
 figure_rule(
     "plot_memory_variance",
-    STUDY,
     "memory/variance",
     "Simulated cross-talk variance against the slides' and the exact one.",
-    f"{DRAWINGS}.variance",
     named_tables(rules.simulate_memory_variance.output),
-    "report/variance.rst",
 )
 figure_rule(
     "plot_memory_width",
-    STUDY,
     "memory/width",
     "Capacity of the low-rank memory and the trained MLP against m·d.",
-    f"{DRAWINGS}.width",
     dict(width=CAPACITY.width, capacity_fit=CAPACITY.fits),
-    "report/width.rst",
 )
 figure_rule(
     "plot_memory_zipf_n",
-    STUDY,
     "memory/zipf_n",
     "Zipf scaling: the exact test errors against n.",
-    f"{DRAWINGS}.zipf_n",
     ZIPF,
-    "report/zipf_n.rst",
 )
 figure_rule(
     "plot_memory_zipf_d",
-    STUDY,
     "memory/zipf_d",
     "Zipf scaling: the exact test errors against d.",
-    f"{DRAWINGS}.zipf_d",
     ZIPF,
-    "report/zipf_d.rst",
 )
 figure_rule(
     "plot_memory_zipf_optimum",
-    STUDY,
     "memory/zipf_optimum",
     "Zipf scaling: the best top-k memory and its k*(d).",
-    f"{DRAWINGS}.zipf_optimum",
     ZIPF,
-    "report/zipf_optimum.rst",
 )
 figure_rule(
     "plot_memory_induction",
-    STUDY,
     "memory/induction",
     "The induction head: accuracy over training and the memory-recall probes.",
-    f"{DRAWINGS}.induction",
     dict(
         induction=rules.summarise_memory_induction.output.curves,
         induction_order=rules.summarise_memory_induction.output.order,
     ),
-    "report/induction.rst",
 )
 figure_rule(
     "plot_memory_induction_shakespeare",
-    STUDY,
     "memory/induction_shakespeare",
     "The induction head on the slides' π_b, Shakespeare's character bigrams: accuracy over training and the memory-recall probes.",
-    f"{DRAWINGS}.induction",
     dict(
         induction=rules.summarise_memory_induction_shakespeare.output.curves,
         induction_order=rules.summarise_memory_induction_shakespeare.output.order,
     ),
-    "report/induction_shakespeare.rst",
     settings=dict(bigrams="shakespeare"),
+    drawing=f"{DRAWINGS}.induction",
 )
 figure_rule(
     "plot_memory_factual",
-    STUDY,
     "memory/factual",
     "Factual recall: recall against facts and parameters, and the attention-only models against d.",
-    f"{DRAWINGS}.factual",
     dict(
         factual=rules.summarise_memory_factual.output.grid,
         factual_needed=rules.summarise_memory_factual.output.needed,
         claims=LEDGER["table"],
     ),
-    "report/factual.rst",
 )
 figure_rule(
     "plot_memory_factual_dynamics",
-    STUDY,
     "memory/factual_dynamics",
     "Factual recall's training dynamics: the KL to p(a|r) and to p(a|s,r) over gradient descent.",
-    f"{DRAWINGS}.factual_dynamics",
     dict(factual_dynamics=rules.simulate_memory_factual_dynamics.output[0]),
-    "report/factual_dynamics.rst",
 )
 figure_rule(
     "plot_memory_planted",
-    STUDY,
     "memory/planted",
     "The induction head's learnability threshold: recall after three steps over (d, T) and n, and the boundary; the regime grid apart.",
-    f"{DRAWINGS}.planted",
     dict(
         planted=rules.summarise_memory_planted.output.grid,
         planted_boundary=rules.summarise_memory_planted.output.boundary,
         claims=LEDGER["table"],
     ),
-    "report/planted.rst",
     settings=dict(floor_factor=FLOOR_FACTOR),
 )
 figure_rule(
     "plot_memory_population_steps",
-    STUDY,
     "memory/population_steps",
     "Three population gradient steps: the memory-recall probes after each step.",
-    f"{DRAWINGS}.population_steps",
     dict(
         population_steps=rules.summarise_memory_population.output.steps,
         population_order=rules.summarise_memory_population.output.order,
     ),
-    "report/population_steps.rst",
 )
 
 

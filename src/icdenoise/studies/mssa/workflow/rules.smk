@@ -93,48 +93,33 @@ score_rule(
 
 figure_rule(
     "plot_mssa_snr",
-    STUDY,
     "mssa/snr",
     "Fig. 4: SNR per layer of unrolled MSSA with known bases.",
-    f"{DRAWINGS}.snr",
     named_tables(rules.simulate_mssa_snr.output),
-    "report/snr.rst",
 )
 figure_rule(
     "plot_mssa_sweep",
-    STUDY,
     "mssa/sweep",
     "Where Theorem 3.1 holds: the per-layer SNR ratio and the attention leakage, sweeping η, p and δ.",
-    f"{DRAWINGS}.sweep",
     dict(sweep=rules.sweep_mssa_snr.output.layers, departures=rules.sweep_mssa_snr.output.departures),
-    "report/sweep.rst",
 )
 figure_rule(
     "plot_mssa_softmax_sweep",
-    STUDY,
     "mssa/softmax_sweep",
     "Plain softmax φ: the SNR gain per layer and how long it stays above SNR₀, sweeping η, p and N.",
-    f"{DRAWINGS}.softmax_sweep",
     named_tables(rules.sweep_mssa_softmax.output),
-    "report/softmax_sweep.rst",
 )
 figure_rule(
     "plot_mssa_regression",
-    STUDY,
     "mssa/regression",
     "Fig. 6 (scaled): in-context linear and sparse regression.",
-    f"{DRAWINGS}.regression",
     dict(regression=rules.summarise_mssa_regression.output.errors),
-    "report/regression.rst",
 )
 figure_rule(
     "plot_mssa_training",
-    STUDY,
     "mssa/training",
     "The in-context models' training curves.",
-    f"{DRAWINGS}.training",
     dict(training=rules.summarise_mssa_regression.output.curves),
-    "report/training.rst",
 )
 
 
@@ -252,12 +237,9 @@ job_rule(
 
 figure_rule(
     "plot_mssa_language",
-    STUDY,
     "mssa/language",
     "Fig. 5 (scaled): training and validation loss of the three language models against AdamW steps.",
-    f"{DRAWINGS}.language",
     dict(curves=rules.summarise_mssa_language.output.curves, final=rules.summarise_mssa_language.output.final),
-    "report/language.rst",
 )
 
 
@@ -318,22 +300,16 @@ job_rule(
 
 figure_rule(
     "plot_mssa_vision_attention",
-    STUDY,
     "mssa/vision_attention",
     "Fig. 7 (scaled): the class token's attention over the patches, per head, in AoT-MSSA-V's penultimate layer.",
-    f"{DRAWINGS}.vision_attention",
     dict(attention=rules.summarise_mssa_vision.output.attention, digits=rules.split_mssa_vision_digits.output[0]),
-    "report/vision_attention.rst",
     settings=dict(model="mssa", seed=VISION["seeds"][0]),
 )
 figure_rule(
     "plot_mssa_vision_accuracy",
-    STUDY,
     "mssa/vision_accuracy",
     "Tables 1–2 (scaled): test accuracy per model and seed against parameters, and the training curves.",
-    f"{DRAWINGS}.vision_accuracy",
     dict(accuracy=rules.summarise_mssa_vision.output.accuracy, curves=rules.summarise_mssa_vision.output.curves),
-    "report/vision_accuracy.rst",
 )
 
 

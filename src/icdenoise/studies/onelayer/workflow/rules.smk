@@ -151,106 +151,76 @@ job_rule(
 
 figure_rule(
     "plot_fig1",
-    STUDY,
     "fig1",
     "Figure 1(b): the three tasks drawn from data in n = 3.",
-    f"{DRAWINGS}.fig1",
     dict(points=rules.evaluate_example_prompts.output[0]),
-    "report/fig1.rst",
     settings=dict(tasks={case: config["cases"][case]["task"] for case in FIG1["cases"]}),
 )
 figure_rule(
     "plot_fig2",
-    STUDY,
     "fig2",
     "Figure 2: the projection P x̃ against the shrunk Bayes estimate (eq. 3).",
-    f"{DRAWINGS}.fig2",
     dict(points=rules.evaluate_example_prompts.output[0]),
-    "report/fig2.rst",
     settings=dict(case=ONELAYER["fig2"]["case"]),
 )
 figure_rule(
     "plot_fig3",
-    STUDY,
     "fig3",
     "Figure 3: loss dynamics (a) and learned weights (b).",
-    f"{DRAWINGS}.fig3",
     dict(
         losses=training_paths("losses", FIG3["cases"], FIG3["models"]),
         weights=training_paths("weights", FIG3["cases"], FIG3["models"]),
         summary=rules.summarise_training_runs.output[0],
     ),
-    "report/fig3.rst",
     settings={key: FIG3[key] for key in ("cases", "models", "representative_seed", "initial_weights_cases")},
 )
 figure_rule(
     "plot_fig4a",
-    STUDY,
     "fig4a",
     "Figure 4(a): γ, best test MSE and the excess over Bayes against the training context length.",
-    f"{DRAWINGS}.fig4a",
     named_tables(rules.summarise_context_sweep.output),
-    "report/fig4a.rst",
 )
 figure_rule(
     "plot_fig4b",
-    STUDY,
     "fig4b",
     "Figure 4(b): y = MSE·n/d' against d', trained and untrained, with the Bayes and zero lines.",
-    f"{DRAWINGS}.fig4b",
     dict(shift=rules.evaluate_subspace_shift.output[0]),
-    "report/fig4b.rst",
 )
 figure_rule(
     "plot_fig5",
-    STUDY,
     "fig5",
     "Figure 5: one step against iterated descent on the energy landscape, and MSE against k.",
-    f"{DRAWINGS}.fig5",
     dict(**named_tables(rules.scan_energy_landscape.output), steps=rules.evaluate_descent_steps.output[0]),
-    "report/fig5.rst",
 )
 figure_rule(
     "plot_theorem31",
-    STUDY,
     "theorem31",
     "Theorem 3.1: the excess MSE of ideal softmax attention (eq. 13) over Bayes against L on the sphere, with its rate.",
-    f"{DRAWINGS}.theorem31",
     named_tables(rules.evaluate_ideal_softmax_convergence.output),
-    "report/theorem31.rst",
 )
 figure_rule(
     "plot_fig6",
-    STUDY,
     "fig6",
     "Figure 6: the (β, α) loss landscapes with their marked points.",
-    f"{DRAWINGS}.fig6",
     dict(landscapes=expand(rules.scan_loss_landscape.output[0], case=ONELAYER["fig6"]["cases"])),
-    "report/fig6.rst",
     settings=dict(cases=ONELAYER["fig6"]["cases"]),
 )
 figure_rule(
     "plot_fig7",
-    STUDY,
     "fig7",
     "Figure 7: linear against softmax attention, from the same training runs as Figure 3.",
-    f"{DRAWINGS}.fig7",
     dict(
         losses=training_paths("losses", ONELAYER["fig7"]["cases"], ONELAYER["fig7"]["models"]),
         weights=training_paths("weights", ONELAYER["fig7"]["cases"], ONELAYER["fig7"]["models"]),
         summary=rules.summarise_training_runs.output[0],
     ),
-    "report/fig7.rst",
     settings={key: ONELAYER["fig7"][key] for key in ("cases", "models", "representative_seed")},
 )
 figure_rule(
     "plot_fig8",
-    STUDY,
     "fig8",
     "Figure 8: A, the optimal structures and the learned weights of both models.",
-    f"{DRAWINGS}.fig8",
     named_tables(rules.compare_learned_structure.output),
-    "report/fig8.rst",
     settings=dict(
         models=FIG8["models"],
         representative_seed=FIG8["representative_seed"],
