@@ -4,7 +4,7 @@
 
 ALLTOKEN = config["alltoken"]
 STUDY = "alltoken"
-DRAWINGS = "icdenoise.studies.alltoken.plots"
+DRAWINGS = "icdenoise.studies.alltoken.plots"  # unused by its figures, which derive theirs; kept: a top-level line is in the claims' wiring digest
 ALLTOKEN_CASE = ALLTOKEN["mse"]["case"]
 
 

@@ -4,7 +4,7 @@
 
 ONELAYER = config["onelayer"]
 STUDY = "onelayer"
-DRAWINGS = "icdenoise.studies.onelayer.plots"
+DRAWINGS = "icdenoise.studies.onelayer.plots"  # unused by its figures, which derive theirs; kept: a top-level line is in the claims' wiring digest
 
 
 def onelayer_case_block(figure):
