@@ -274,6 +274,7 @@ def _experiments_phrases() -> list[tuple[str, str]]:
     from icdenoise.pipeline.config import all_runs, validate_config
     from icdenoise.pipeline.named_runs import FOLDERS
     from icdenoise.pipeline.resources import SHARED_SIZES
+    from icdenoise.studies.mssa.transformers import build_model, parameter_count
 
     config, smoke = _configs()
     schema = yaml.safe_load(_source("workflow/schemas/config.schema.yaml"))
@@ -295,6 +296,11 @@ def _experiments_phrases() -> list[tuple[str, str]]:
     per_class_least = _found(r"if not (\d+) <= self\.per_class <= RAREST", "src/icdenoise/maths/digits.py")
     digit_runs = [run for run in all_runs(config, validate_config(config, REPO / "workflow" / "schemas")) if run.case == "digits"]
     diverging = max(map(float, _found(r'"training\.lr": \[([^\]]*)\]', "tests/integration/test_sweep_divergence.py").split(",")))
+    paper = yaml.safe_load(_source("config/mssa_paper_scale.yaml"))["mssa"]["regression"]
+    checkpoint_mb = {name: 12 * parameter_count(build_model(name, paper["d"], paper["width"], paper["heads"], model["layers"],
+                                                            paper["examples"], 0)) / 1e6  # float32 weights and Adam's 2 moments
+                     for name, model in paper["models"].items()}
+    part_mib = int(_found(r"PART_BYTES:-(\d+)", "scripts/advance_run.sh")) / 2**20
     return [
         ("experiments.md", f"Any other run writes the same {WORDS[len(FOLDERS)]} folders under `runs/<name>/`"),
         ("experiments.md", f"keep their paths: {', '.join(f'`{folder}/`' for folder in FOLDERS)}."),
@@ -317,6 +323,9 @@ def _experiments_phrases() -> list[tuple[str, str]]:
         ("experiments.md", f"σ_z² = 1/{1 / digits['corruption']['sigma_z_sq']:g} makes the noise as large as the image"),
         ("experiments.md", f"`per_class` ({per_class_least} to {RAREST}, the rarest digit's count)"),
         ("experiments.md", f"The case's {WORDS[len(SHARED_SIZES) - 1 + len(digit_runs)]} jobs of the paper config"),
+        ("experiments.md", f"A checkpoint leaves in parts of {part_mib:g} MiB"),
+        ("experiments.md", f"MSSA's checkpoint is {checkpoint_mb['mssa']:.0f} MB, MHSA's {checkpoint_mb['mhsa']:.0f} MB and the "
+                           f"transformer's {checkpoint_mb['transformer']:.0f} MB"),
     ]
 
 
