@@ -52,16 +52,16 @@ tests_pid=$!
 
 cpu_run=()
 [[ -d runs/gpucpu/cpu/benchmarks ]] && cpu_run=(--cpu-run runs/gpucpu/cpu)
-echo "== gpu_check --studies ($(left) s left)"  # it leaves the determinism check 60 s and the slot's end 60 s
-timeout $(( $(left) - 140 )) python3 scripts/gpu_check.py --studies "${cpu_run[@]}" --keep /tmp/keep 2>&1 | tee "$out/gpu_check_studies.log" | tail -45
+echo "== gpu_check --studies ($(left) s left)"  # it leaves the determinism check 90 s and the slot's end 60 s
+timeout $(( $(left) - 170 )) python3 scripts/gpu_check.py --studies "${cpu_run[@]}" --keep /tmp/keep 2>&1 | tee "$out/gpu_check_studies.log" | tail -45
 for ledger in /tmp/keep/device/figures/*/claims.md /tmp/keep/device/figures/*/claims.parquet; do
   [[ -f $ledger ]] && install -D "$ledger" "$out/ledgers/device/${ledger#/tmp/keep/device/figures/}"
 done
 
 wait $tests_pid; echo "== CUDA tests:"; tail -15 "$out/pytest.log"
 echo "== gpu_determinism: the induction head as the pipeline trains it, twice in a process, in two processes ($(left) s left)"
-if (( $(left) > 100 )); then
-  timeout 60 python3 -m icdenoise.studies.memory.tools.gpu_determinism pipeline 2>&1 | tee "$out/determinism.log" | tail -4
+if (( $(left) > 130 )); then  # 60 s ended it before the two processes were compared (2026-11-30)
+  timeout 90 python3 -m icdenoise.studies.memory.tools.gpu_determinism pipeline 2>&1 | tee "$out/determinism.log" | tail -4
 fi
 echo "== mssa_paper_scale's slot ends ($(left) s left)"
 wait $slot_pid
