@@ -139,16 +139,20 @@ def job_rule(
     if cache:  # the cache key has no wildcards and no output paths: the params name the job
         params = {**(params or {}), "wildcards": lambda wildcards: dict(wildcards.items())}
     priority = longest_first(name) if priority is None else priority
-    rule_parts = (name, (positional, named), code_dependencies(script_file, modules), output, log, priority, local)
-    if cache and CACHING:
-        cached_rule(*rule_parts, threads, params, script_file)
-    else:
-        measured_rule(*rule_parts, threads, params or {}, script_file, benchmark)
-    workflow.get_rule(name).docstring = doc
+    cached = cache and CACHING
+    code = code_dependencies(script_file, modules)
+    defined_rule(
+        name, (positional, named), code, output, log, priority, local, threads, params or {}, script_file, cached
+    )
+    defined = workflow.get_rule(name)
+    defined.docstring = doc
+    if not cached:  # Snakemake refuses a benchmark on a cached rule, and has no value that leaves the directive off
+        defined.benchmark_modifier = workflow.modifier.path_modifier
+        defined.benchmark = benchmark
 
 
-def measured_rule(name, inputs, code, output, log, priority, local, threads, params, script_file, benchmark):
-    """A job rule (`job_rule`) with its benchmark."""
+def defined_rule(name, inputs, code, output, log, priority, local, threads, params, script_file, cached):
+    """The `rule` block of a job rule (`job_rule`), in the between-workflow cache where `cached`."""
     positional, named = inputs
     outputs = output if isinstance(output, dict) else {}
 
@@ -164,39 +168,7 @@ def measured_rule(name, inputs, code, output, log, priority, local, threads, par
             **outputs,
         log:
             log,
-        benchmark:
-            benchmark
-        priority: priority
-        localrule: local
-        conda:
-            ENVIRONMENT
-        threads: threads
-        resources:
-            **job_resources(name),
-        params:
-            **params,
-        script:
-            str(script_file)
-
-
-def cached_rule(name, inputs, code, output, log, priority, local, threads, params, script_file):
-    """A job rule (`job_rule`) in the between-workflow cache, without a benchmark."""
-    positional, named = inputs
-    outputs = output if isinstance(output, dict) else {}
-
-    rule:
-        name:
-            name
-        input:
-            *positional,
-            **named,
-            code=code,
-        output:
-            *([] if outputs else [output]),
-            **outputs,
-        log:
-            log,
-        cache: True
+        cache: cached
         priority: priority
         localrule: local
         conda:
