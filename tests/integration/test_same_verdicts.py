@@ -47,6 +47,8 @@ def test_every_ledger_gives_the_same_verdicts_under_another_summation_order(repo
     assert result.returncode == 0, result.stderr[-4000:]
     ran = {line.split()[-1].rstrip(":") for line in result.stderr.splitlines() if re.match(r"^(local)?rule \w+:$", line)}
     assert set(ORDER_SENSITIVE) <= ran and {"write_onelayer_ledger", "write_memory_ledger"} <= ran, sorted(ran)
+    log = (workdir / ".snakemake" / "icdenoise" / "warmstart.log").read_text()  # two-thread jobs have a server too
+    assert "serving jobs of 2 threads" in log and "runs in its own process" not in log, log[-3000:]
     for ledger in LEDGERS:
         first, again = (pd.read_parquet(root / smoke_target(ledger)).set_index("claim") for root in (smoke_run, workdir))
         assert list(again.index) == list(first.index)

@@ -248,3 +248,63 @@ def test_lines_logged_at_once_by_the_server_and_its_copies_stay_whole(tmp_path):
     assert len(written) == (writers + 1) * lines
     pattern = r"\d\d:\d\d:\d\d (writer \d+ line \d+: runs in copy \d+|server line \d+: copy 1 ended with status 0)"
     assert [line for line in written if not re.fullmatch(pattern, line)] == []
+
+
+def test_a_job_of_another_thread_count_runs_in_a_copy_of_the_server_for_it(tmp_path, server):
+    """A companion server imports with two threads' variables; a two-thread job goes to it, a one-thread job still
+    to the first server, and once the companion stops, two-thread jobs run in their own processes again."""
+    companion = server.companion(2)
+    assert companion.announce() and companion.socket_path.name == "threads-2.sock"
+    two = {name: "2" for name in warmstart.THREAD_VARIABLES}
+    code, seen, err = finished(run_job(tmp_path, **two))
+    assert code == 0, err
+    assert seen["parent"] == companion.process.pid and seen["marker_imported_by"] == companion.process.pid
+    code, seen, err = finished(run_job(tmp_path))
+    assert code == 0 and seen["parent"] == server.process.pid, err
+    companion.stop()
+    assert warmstart.announced() == [str(server.socket_path)]
+    code, seen, err = finished(run_job(tmp_path, **two))
+    assert code == 0 and seen["parent"] == os.getpid(), err
+    log = (tmp_path / "warmstart.log").read_text()
+    assert "serving jobs of 2 threads" in log and "job.py: runs in its own process (other thread variables)" in log
+
+
+PARALLEL_SCRIPT = """
+import hashlib, os, sys
+from icdenoise.pipeline.warmstart import hand_over
+hand_over()
+import numpy, torch
+generator = torch.Generator().manual_seed(0)
+a, b = torch.randn(600, 600, generator=generator), torch.randn(600, 600, generator=generator)
+m = numpy.random.default_rng(0).standard_normal((500, 500))  # OpenBLAS splits a product this large over its threads
+sums = [(a @ b).sum(dim=1).numpy(), (torch.softmax(a, dim=1) @ b).numpy(), m @ m.T]
+print(os.getppid(), torch.get_num_threads(), hashlib.sha256(b"".join(x.tobytes() for x in sums)).hexdigest())
+"""
+
+
+def test_a_two_thread_copy_of_a_server_that_imported_torch_computes_what_a_two_thread_process_does(tmp_path, monkeypatch):
+    """Products and sums (OpenBLAS's order depends on the thread count), in a copy of a server that imported torch
+    and numpy with two threads' variables, and in a process of their own with the same variables: the same bits,
+    and other bits with one thread, so a copy that ran on one thread would fail."""
+    monkeypatch.delenv(warmstart.SOCKET_VARIABLE, raising=False)
+    script = tmp_path / "parallel.py"
+    script.write_text(PARALLEL_SCRIPT)
+
+    def run(threads: int) -> list[str]:
+        environment = {**os.environ, **{name: str(threads) for name in warmstart.THREAD_VARIABLES}}
+        done = subprocess.run([sys.executable, str(script)], env=environment, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    own, one_thread = run(2), run(1)
+    first = warmstart.start_server([["numpy", "torch"]], tmp_path / "warmstart.log")
+    first.complete([])
+    companion = first.companion(2)
+    try:
+        assert first.announce() and companion.announce()
+        copied = run(2)
+    finally:
+        companion.stop()
+        first.stop()
+    assert copied[0] == str(companion.process.pid) and own[0] != copied[0]
+    assert copied[1:] == own[1:] == ["2", own[2]] and one_thread[1:] == ["1", one_thread[2]] and one_thread[2] != own[2]

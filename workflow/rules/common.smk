@@ -120,10 +120,19 @@ onstart:
         WARM_START.stop()
     elif WARM_START is not None:
         WARM_START.complete(import_groups(modules_in_start_order(), exclude=[warmstart.__name__]))
-        if not WARM_START.announce():
-            logger.warning(
-                f"the warm start did not begin (see {WARM_START.log_path}): each job imports its own modules"
-            )
+        for server in [WARM_START, *map(WARM_START.companion, other_thread_counts())]:
+            if not server.announce():
+                logger.warning(
+                    f"the warm start of {server.threads}-thread jobs did not begin (see {server.log_path}): "
+                    "each of them imports its own modules"
+                )
+
+
+def other_thread_counts():
+    """The thread counts other than the first server's of the jobs to run, each as Snakemake runs it (at most the
+    cores it was given): a server each (warmstart.Server.companion)."""
+    counts = {job.threads for job in workflow.dag.needrun_jobs() if not job.is_group()}
+    return sorted(counts - {warmstart.SERVER_THREADS})
 
 
 def modules_in_start_order():

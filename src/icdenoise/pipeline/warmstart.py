@@ -19,8 +19,9 @@ Nothing about a job depends on timing:
 - a job runs the ordinary way, importing what it needs itself, whenever the server cannot run it exactly
   as a fresh process would: there is no server (`ICDENOISE_WARMSTART=0`, not Linux, a cluster job),
   the job's interpreter or module search path differs from the server's (a conda or container job), or
-  its thread variables do (OpenBLAS and OpenMP read them when they are loaded; the server has
-  Snakemake's values for a one-thread job, so a multi-thread job runs the ordinary way);
+  its thread variables do (OpenBLAS and OpenMP read them when they are loaded, so a server imports
+  with Snakemake's values for one thread count: one server for one-thread jobs, and one more for each
+  other thread count among the run's jobs, `Server.companion`);
 - the server exits only after every copy it forked has ended, each logged with its exit status.
 
 The numbers are the same either way: a job imports the same files and runs the same code with the same
@@ -51,11 +52,11 @@ import traceback
 from pathlib import Path
 
 SWITCH_VARIABLE = "ICDENOISE_WARMSTART"  # 0 turns the warm start off
-SOCKET_VARIABLE = "ICDENOISE_WARMSTART_SOCKET"  # set by Server.announce for the run's jobs
+SOCKET_VARIABLE = "ICDENOISE_WARMSTART_SOCKET"  # the servers' sockets, os.pathsep between: Server.announce
 COPY_VARIABLE = "ICDENOISE_WARMSTART_COPY"  # set in a copy: the server's process id
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")  # as Snakemake sets them for a job
-SERVER_THREADS = "1"
+SERVER_THREADS = 1  # the thread count of the server a run starts first (`start_server`)
 MESSAGE_BYTES = 1 << 20  # a request carries the job's environment
 REAP_SECONDS = 60  # at its end, how long the server waits for copies still running (their job processes have gone)
 
@@ -70,17 +71,26 @@ class Server:
     """A running server: its process, socket and log. `stop` ends it; it also ends when the Snakemake
     process that started it does (its standard input, a pipe from that process, closes)."""
 
-    def __init__(self, process: subprocess.Popen, directory: Path, log_path: Path):
-        self.process, self.directory, self.log_path = process, directory, log_path
+    def __init__(self, process: subprocess.Popen, directory: Path, log_path: Path, threads: int, groups: list[list[str]]):
+        self.process, self.directory, self.log_path, self.threads = process, directory, log_path, threads
+        self.groups = list(groups)  # every group of modules it has been given
 
     @property
     def socket_path(self) -> Path:
-        return self.directory / "server.sock"
+        return self.directory / socket_name(self.threads)
+
+    def companion(self, threads: int) -> Server:
+        """Another server, for the jobs of `threads` threads: it imports every module this one was given, with
+        Snakemake's thread variables for such a job, logs to the same log, and serves once it has imported them."""
+        other = start_server(self.groups, self.log_path, threads=threads, new_log=False)
+        other.complete([])
+        return other
 
     def complete(self, groups: list[list[str]]) -> None:
         """The rest of the run's modules: the server imports these groups after those given so far
         (skipping those already imported), and only then serves jobs. A server that has ended is left
         to `announce` to report."""
+        self.groups += groups
         try:
             self.process.stdin.write((json.dumps(groups) + "\n").encode())
             self.process.stdin.flush()
@@ -96,14 +106,18 @@ class Server:
                 self.stop()
                 return False
             time.sleep(0.01)
-        os.environ[SOCKET_VARIABLE] = str(self.socket_path)
+        os.environ[SOCKET_VARIABLE] = os.pathsep.join([*announced(), str(self.socket_path)])
         return True
 
     def stop(self) -> None:
         """End the server: it reads the end of its input, waits for its copies and exits. One still
         importing (a dry run ends before the imports do) gets SIGTERM and exits at once; one waiting for
         its copies ignores it and exits when they have ended."""
-        os.environ.pop(SOCKET_VARIABLE, None)
+        others = [path for path in announced() if path != str(self.socket_path)]
+        if others:
+            os.environ[SOCKET_VARIABLE] = os.pathsep.join(others)
+        else:
+            os.environ.pop(SOCKET_VARIABLE, None)
         if self.process.poll() is None:
             self.process.stdin.close()
             try:
@@ -118,20 +132,31 @@ class Server:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def start_server(groups: list[list[str]], log_path: str | Path) -> Server:
-    """Start a server that imports the `groups` of modules in this order (see `serve`). It returns at
-    once: jobs use the server once `complete` has named the rest of the run's modules and `announce`
-    has found it listening. The server's log is `log_path`."""
+def socket_name(threads: int | str) -> str:
+    """The name of the socket of the server for jobs of `threads` threads."""
+    return f"threads-{threads}.sock"
+
+
+def announced() -> list[str]:
+    """The sockets of the servers announced to this process's future subprocesses (`Server.announce`)."""
+    return [path for path in os.environ.get(SOCKET_VARIABLE, "").split(os.pathsep) if path]
+
+
+def start_server(groups: list[list[str]], log_path: str | Path, threads: int = SERVER_THREADS, new_log: bool = True) -> Server:
+    """Start a server for the jobs of `threads` threads that imports the `groups` of modules in this order (see
+    `serve`). It returns at once: jobs use the server once `complete` has named the rest of the run's modules and
+    `announce` has found it listening. The server's log is `log_path`, begun anew unless `new_log` is False."""
     directory = Path(tempfile.mkdtemp(prefix="icdenoise-warmstart-"))  # mode 0700: only this user's jobs connect
-    environment = {**os.environ, **{name: SERVER_THREADS for name in THREAD_VARIABLES}}
+    environment = {**os.environ, **{name: str(threads) for name in THREAD_VARIABLES}}
     environment.pop(SOCKET_VARIABLE, None)
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     command = "import json, sys; from icdenoise.pipeline.warmstart import serve; serve(sys.argv[1], json.loads(sys.argv[2]))"
-    Path(log_path).write_text("")
+    if new_log:
+        Path(log_path).write_text("")
     with open(log_path, "a") as log:  # appending: each line of the server and its copies lands at the end, whole
-        process = subprocess.Popen([sys.executable, "-c", command, str(directory / "server.sock"), json.dumps(groups)],
+        process = subprocess.Popen([sys.executable, "-c", command, str(directory / socket_name(threads)), json.dumps(groups)],
                                    stdin=subprocess.PIPE, stdout=log, stderr=log, env=environment)
-    server = Server(process, directory, Path(log_path))
+    server = Server(process, directory, Path(log_path), threads, groups)
     atexit.register(server.stop)
     return server
 
@@ -160,11 +185,14 @@ def forward_signals(pid: int) -> None:
 
 
 def hand_over() -> None:
-    """Run the rest of this job in the warm server's copy and exit with its status; return at once
-    (the job goes on here) if there is no server or it cannot run this job exactly."""
-    path = os.environ.get(SOCKET_VARIABLE)  # a server's copy runs the script without it
-    if not path:
+    """Run the rest of this job in a copy of the warm server for its thread count (Snakemake's OMP_NUM_THREADS for
+    it) and exit with its status; return at once (the job goes on here) if there is no server or it cannot run this
+    job exactly. With no server for its thread count, the first server is asked, which says why it cannot."""
+    servers = announced()  # a server's copy runs the script without them
+    if not servers:
         return
+    own = socket_name(os.environ.get("OMP_NUM_THREADS", SERVER_THREADS))
+    path = next((server for server in servers if Path(server).name == own), servers[0])
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         connection.connect(path)
@@ -298,7 +326,8 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
         import_all(complete, started)
         gc.freeze()  # a copy's collections then skip the imported objects, and so never copy their pages (as Python advises)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # from here on, Server.stop waits for the copies
-        _log(f"serving jobs: every module of the run is imported ({time.perf_counter() - started:.1f} s)")
+        _log(f"serving jobs of {os.environ.get('OMP_NUM_THREADS')} threads: every module of the run is imported "
+             f"({time.perf_counter() - started:.1f} s)")
         serve_jobs(listener, copies, server_path)
     finally:
         listener.close()
