@@ -54,22 +54,23 @@ def test_each_run_saves_its_merged_config_in_its_own_folder(experiments_run, rep
 
 
 def test_the_base_config_run_writes_at_the_top_and_is_untouched_by_another_run(repo, tmp_path):
-    """config/config.yaml's run (the paper's; here a tiny stand-in named paper) builds figures/fig3.pdf and its
-    tables at the top, the smoke run then builds its Figure 3 under runs/smoke/, and the base run's plan is empty
-    again. (One figure shows where a run writes; the leaderboard's jobs would add a minute and show nothing more.)"""
+    """config/config.yaml's run (the paper's; here a tiny stand-in named paper) builds figures/fig4b.pdf and its
+    tables at the top, the smoke run then builds its Figure 4(b) under runs/smoke/, and the base run's plan is empty
+    again. (One figure shows where a run writes, Figure 4(b) with the fewest jobs of a figure that trains: a dataset, a
+    training, its table and the plot; the leaderboard's jobs would add a minute and show nothing more.)"""
     workdir = copy_workflow(repo, tmp_path / "workflow")
     base = merged_config(repo)
     base["run"] = {"name": "paper"}
     (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(base, sort_keys=False))
     (workdir / "nothing.yaml").write_text("{}\n")
-    paper = snakemake(workdir, "figures/fig3.pdf", configfile="nothing.yaml")
+    paper = snakemake(workdir, "figures/fig4b.pdf", configfile="nothing.yaml")
     assert paper.returncode == 0, paper.stderr[-3000:]
-    smoke = snakemake(workdir, smoke_target("figures/fig3.pdf"), configfile="config/smoke.yaml")  # another run, in one figure
+    smoke = snakemake(workdir, smoke_target("figures/fig4b.pdf"), configfile="config/smoke.yaml")  # another run, in one figure
     assert smoke.returncode == 0, smoke.stderr[-3000:]
-    assert (workdir / "figures" / "fig3.pdf").is_file() and (workdir / SMOKE / "figures" / "fig3.pdf").is_file()
-    assert (workdir / "figures" / "fig3.parquet").is_file() and (workdir / "results" / "bayes").is_dir()
+    assert (workdir / "figures" / "fig4b.pdf").is_file() and (workdir / SMOKE / "figures" / "fig4b.pdf").is_file()
+    assert (workdir / "figures" / "fig4b.parquet").is_file() and (workdir / "results" / "train").is_dir()
     assert sorted(path.name for path in (workdir / "runs").iterdir()) == ["smoke"]
-    again = snakemake(workdir, "-n", "figures/fig3.pdf", configfile="nothing.yaml")
+    again = snakemake(workdir, "-n", "figures/fig4b.pdf", configfile="nothing.yaml")
     assert again.returncode == 0, again.stderr[-3000:]
     assert planned_outputs(again) == set(), again.stdout[-3000:]
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from runner import copy_workflow, planned_jobs, smoke_target, snakemake
+
 from icdenoise.pipeline import warmstart
 
 pytestmark = pytest.mark.integration
@@ -206,13 +208,27 @@ def test_the_runs_modules_sent_at_its_start_are_imported_once_and_jobs_find_them
 
 
 def test_a_server_still_importing_stops_at_once(tmp_path, monkeypatch):
-    """What a dry run's exit does: its server may be in the middle of importing torch."""
+    """What the exit of a call that runs no job does (a report, `--touch`): its server may be in the middle of
+    importing torch."""
     importable_modules(tmp_path, monkeypatch, slow_marker="import time\ntime.sleep(60)\n")
     server = warmstart.start_server([["slow_marker"]], tmp_path / "warmstart.log")
     assert server.announce()
     started = time.monotonic()
     server.stop()
     assert time.monotonic() - started < 5 and server.process.returncode == 0 and not server.directory.exists()
+
+
+def test_a_dry_run_starts_no_server_and_a_run_does(repo, tmp_path):
+    """A dry run parses the workflow as a run does, but runs no job: it imports nothing for jobs (a server's log is
+    begun as it starts)."""
+    workdir = copy_workflow(repo, tmp_path / "workflow")
+    log = workdir / ".snakemake" / "icdenoise" / "warmstart.log"
+    plan = snakemake(workdir, "-n", smoke_target("results/datasets/linear/L10.parquet"))
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    assert planned_jobs(plan) and (workdir / ".snakemake").is_dir() and not log.exists()
+    built = snakemake(workdir, smoke_target("results/datasets/linear/L10.parquet"))
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert "imported" in log.read_text()
 
 
 def test_the_switch_turns_the_warm_start_off():

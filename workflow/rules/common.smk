@@ -86,10 +86,11 @@ if workflow.workflow_settings.cache is not None:
 
 # A local run's jobs continue in a process that has already imported their libraries (icdenoise.pipeline.warmstart).
 # It starts now, importing the modules of the shared stages and of the figures (torch, pandas and matplotlib among
-# them) while Snakemake builds the DAG; `onstart` sends it the rest of the run's modules. execution.warm_start: false, or
-# ICDENOISE_WARMSTART=0, runs every job in a fresh interpreter instead.
+# them) while Snakemake builds the DAG; `onstart` sends it the rest of the run's modules. A dry run, which runs no job,
+# starts none. execution.warm_start: false, or ICDENOISE_WARMSTART=0, runs every job in a fresh interpreter instead.
 WARM_START = None
-if workflow.is_main_process and config["execution"]["warm_start"] and warmstart.enabled():
+DRY_RUN = bool(workflow.output_settings and workflow.output_settings.dryrun)  # `snakemake -n`, known while parsing
+if workflow.is_main_process and not DRY_RUN and config["execution"]["warm_start"] and warmstart.enabled():
     SHARED_SCRIPTS = [
         WORKFLOW / "scripts" / f"{name}.py"
         for name in ("sample_prompts", "train_ensemble", "evaluate_bayes", "plot_figure")

@@ -2,11 +2,12 @@
 
 Every job of a Snakemake run is a new Python process, and a training job spends 1.5–3 s importing
 torch, pandas and this package before its first step: about a third of the CPU time of
-`figures/fig3.pdf`. On Linux, once the config is valid, the workflow starts one server per `snakemake`
-call (`start_server`), which imports the shared stages' modules while Snakemake builds the DAG. At
-`onstart`, a local run sends it the modules of all its jobs, in the order the jobs start (`Server.complete`),
-and points its jobs to it (`Server.announce`); any other call (a cluster run, a dry run, `--touch`,
-`--dag`) stops it or never uses it.
+`figures/fig3.pdf`. On Linux, once the config is valid, every `snakemake` call but a dry run starts a
+server for one-thread jobs (`start_server`), which imports the shared stages' modules while Snakemake builds
+the DAG. At `onstart`, a local run sends it the modules of all its jobs, in the order the jobs start
+(`Server.complete`), starts a companion for each other thread count among them (`Server.companion`) and
+points its jobs to them (`Server.announce`); any other call (a cluster run, `--touch`, `--dag`) stops the
+server or never uses it.
 
 A rule script calls `hand_over()` before its own imports. The job process then sends the server its
 script, working directory, environment and standard streams, and the server forks a copy of itself
@@ -111,7 +112,7 @@ class Server:
 
     def stop(self) -> None:
         """End the server: it reads the end of its input, waits for its copies and exits. One still
-        importing (a dry run ends before the imports do) gets SIGTERM and exits at once; one waiting for
+        importing (a call that runs no job may end before the imports do) gets SIGTERM and exits at once; one waiting for
         its copies ignores it and exits when they have ended."""
         others = [path for path in announced() if path != str(self.socket_path)]
         if others:
@@ -321,7 +322,7 @@ def serve(socket_path: str, groups: list[list[str]]) -> None:
         started = time.perf_counter()
         import_all(groups, started)
         complete = _read_complete_groups()
-        if complete is None:  # stdin closed before the run began: a dry run, --touch or a cluster run
+        if complete is None:  # stdin closed before the run began: --touch, a cluster run, a report
             return
         import_all(complete, started)
         gc.freeze()  # a copy's collections then skip the imported objects, and so never copy their pages (as Python advises)
