@@ -112,8 +112,8 @@ class Server:
 
     def stop(self) -> None:
         """End the server: it reads the end of its input, waits for its copies and exits. One still
-        importing (a call that runs no job may end before the imports do) gets SIGTERM and exits at once; one waiting for
-        its copies ignores it and exits when they have ended."""
+        importing (a call that runs no job may end before the imports do) gets SIGTERM and exits at once;
+        one waiting for its copies ignores it and exits when they have ended."""
         others = [path for path in announced() if path != str(self.socket_path)]
         if others:
             os.environ[SOCKET_VARIABLE] = os.pathsep.join(others)
