@@ -4,16 +4,15 @@
 # Shared stages first, then the rules of every study the config's `studies` block names, then the
 # leaderboard and the targets.
 
-from icdenoise.pipeline.config import config_errors_end_the_run, load_yaml
+from icdenoise.pipeline.config import config_errors_end_the_run, load_yaml, merge_base_config
 
 # A YAML error names the file and line (Snakemake's own message names neither); the base config also names the
 # run that writes at the top of the working directory (icdenoise.pipeline.named_runs). A config error is shown
 # as its message alone, without a traceback.
 with config_errors_end_the_run():
     BASE_CONFIG = load_yaml("config/config.yaml")
-
-
-configfile: "config/config.yaml"
+# Snakemake's `configfile: "config/config.yaml"`, from the settings read above (merge_base_config)
+merge_base_config(workflow, "config/config.yaml", BASE_CONFIG)
 
 
 include: "workflow/rules/common.smk"

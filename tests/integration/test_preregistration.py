@@ -130,3 +130,25 @@ def test_a_row_is_registered_only_at_or_after_its_lock_commit_from_a_clean_tree_
     assert not other["registered"] and "differs from toy/claims.lock" in other["registration"]
     outside = registration(digests, {"git_commit": "unknown", "git_dirty": None}, {})["a"]
     assert not outside["registered"] and "outside a git checkout" in outside["registration"]
+
+
+def test_ancestry_is_answered_for_commits_and_asked_of_git_once_per_pair(tmp_path, monkeypatch):
+    from icdenoise.records import registration
+
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "notes.md").write_text("first\n")
+    first = _commit(tmp_path, "first")
+    (tmp_path / "notes.md").write_text("second\n")
+    second = _commit(tmp_path, "second")
+    asked = []
+    run = registration.subprocess.run
+    monkeypatch.setattr(registration.subprocess, "run", lambda *args, **kwargs: asked.append(args) or run(*args, **kwargs))
+    for _ in range(3):
+        assert registration._is_ancestor(tmp_path, first, second)
+        assert registration._is_ancestor(tmp_path, second, second)
+        assert not registration._is_ancestor(tmp_path, second, first)
+    assert len(asked) == 3  # each pair once
+    for _ in range(2):  # not a commit git knows: asked each time, never kept
+        assert not registration._is_ancestor(tmp_path, first, "unknown")
+        assert not registration._is_ancestor(tmp_path, first, "0" * 40)
+    assert len(asked) == 7

@@ -225,12 +225,22 @@ def is_commit(text: str) -> bool:
     return bool(text) and all(character in "0123456789abcdef" for character in text)
 
 
+_ANCESTRY: dict[tuple[Path, str, str], bool] = {}  # git's answers about two commits it has, which never change
+
+
 def _is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
-    """Whether commit `ancestor` is `descendant` or an ancestor of it, in the repository at `root`."""
+    """Whether commit `ancestor` is `descendant` or an ancestor of it, in the repository at `root`. A ledger asks it
+    for each claim and each of its tables, mostly of the same few commits: where git knows both (it answers yes or
+    no, not an error) and both are hashes, the answer is kept for the process."""
+    key = (root, ancestor, descendant)
+    if key in _ANCESTRY:
+        return _ANCESTRY[key]
     try:
         answer = subprocess.run(["git", "merge-base", "--is-ancestor", ancestor, descendant], cwd=root, capture_output=True)
     except OSError:
         return False
+    if answer.returncode in (0, 1) and is_commit(ancestor) and is_commit(descendant):
+        _ANCESTRY[key] = answer.returncode == 0
     return answer.returncode == 0
 
 

@@ -5,6 +5,7 @@ import copy
 import importlib.util
 
 import pytest
+import yaml
 
 from icdenoise.pipeline.config import ConfigError, load_schema, load_yaml, registry_names, validate_config
 
@@ -475,3 +476,46 @@ def test_a_config_error_in_the_workflow_ends_the_run_with_its_message_alone(capl
         pass
     with pytest.raises(KeyError), config_errors_end_the_run():  # any other error is Snakemake's to show
         raise KeyError("x")
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_the_base_config_merges_as_snakemakes_configfile_directive_merges_it(tmp_path, replace):
+    """merge_base_config against Snakemake's own `configfile:`, parsed in this process: the same config (the
+    command line's --configfile and --config over the base file's settings, or those alone under
+    --replace-workflow-config) and the same config files; the base settings handed in stay as they were."""
+    import contextlib
+    import io
+    from pathlib import Path
+
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings, StorageSettings
+
+    from icdenoise.pipeline.config import load_yaml, merge_base_config
+
+    base = {"a": {"x": 1, "y": [1, 2]}, "b": {"z": "base"}, "c": 3}
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump(base))
+    (tmp_path / "over.yaml").write_text(yaml.safe_dump({"a": {"x": 2}, "d": 4}))
+    snakefiles = {"directive": 'configfile: "base.yaml"\n',
+                  "merged": 'from icdenoise.pipeline.config import load_yaml, merge_base_config\n'
+                            'BASE = load_yaml("base.yaml")\nmerge_base_config(workflow, "base.yaml", BASE)\n'}
+    parsed = {}
+    for name, text in snakefiles.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "Snakefile").write_text(text + "rule all:\n    output: 'x'\n")
+        for file in ("base.yaml", "over.yaml"):
+            (tmp_path / name / file).write_text((tmp_path / file).read_text())
+        settings = ConfigSettings(configfiles=[tmp_path / name / "over.yaml"], config={"b": {"z": "cli"}},
+                                  replace_workflow_config=replace)
+        with contextlib.redirect_stdout(io.StringIO()), SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+            workflow = api.workflow(resource_settings=ResourceSettings(cores=1), config_settings=settings,
+                                    storage_settings=StorageSettings(), snakefile=tmp_path / name / "Snakefile",
+                                    workdir=tmp_path / name)._workflow
+            config = workflow.globals["config"]
+            parsed[name] = (copy.deepcopy(config), list(workflow.configfiles), workflow.globals.get("BASE"))
+            config.get("a", {}).get("y", []).append(3)
+    (directive, files, _), (merged, merged_files, handed) = parsed["directive"], parsed["merged"]
+    assert merged == directive
+    assert directive == ({"a": {"x": 2}, "b": {"z": "cli"}, "d": 4} if replace else
+                         {"a": {"x": 2, "y": [1, 2]}, "b": {"z": "cli"}, "c": 3, "d": 4})
+    assert [Path(file).name for file in merged_files] == [Path(file).name for file in files]
+    assert handed == base  # an edit of the config (appended to a.y) changes the config, not the base settings
