@@ -38,10 +38,10 @@ def test_two_named_runs_are_built_one_after_the_other_and_neither_invalidates_th
     for plan in (experiments_run["smoke_after_second"], experiments_run["second_after_smoke"]):
         assert plan.returncode == 0, plan.stderr[-3000:]
         assert planned_outputs(plan) == set()
-    first, second = (pd.read_parquet(workdir / root / "figures" / "fig3.parquet") for root in (SMOKE, SECOND))
-    assert len(first) == len(second) and not first["final_test_mse"].equals(second["final_test_mse"])  # other datasets
-    assert read_metadata(workdir / SECOND / "figures" / "fig3.parquet")["run"] == "smoke_seed7"
-    assert "Run `smoke_seed7`." in (workdir / SECOND / "figures" / "claims.md").read_text()
+    first, second = (pd.read_parquet(workdir / root / "figures" / "leaderboard.parquet") for root in (SMOKE, SECOND))
+    assert len(first) == len(second) and not first["mse"].equals(second["mse"])  # other datasets
+    assert read_metadata(workdir / SECOND / "figures" / "leaderboard.parquet")["run"] == "smoke_seed7"
+    assert "Run `smoke_seed7`." in (workdir / SECOND / "figures" / "alltoken" / "claims.md").read_text()
 
 
 def test_each_run_saves_its_merged_config_in_its_own_folder(experiments_run, repo):
@@ -132,7 +132,7 @@ def test_the_comparison_stacks_both_runs_leaderboards_and_verdicts(experiments_r
         assert len(rows) == len(board) and set(rows["verdict"].dropna()) == set()
         assert set(table.loc[(table["run"] == run) & (table["kind"] == "claim"), "verdict"]) <= set(VERDICTS)
     text = (workdir / SMOKE / "figures" / "comparison.md").read_text()
-    assert "| `smoke` | onelayer |" in text and "| `smoke_seed7` | onelayer |" in text
+    assert "| `smoke` | onelayer |" in text and "| `smoke_seed7` | alltoken |" in text
     assert (workdir / SMOKE / "figures" / "comparison.pdf").read_bytes().startswith(b"%PDF")
 
 
