@@ -19,7 +19,7 @@ from icdenoise.records.figures import (FOOTER_INCHES, IMAGE_DPI, draw_ledger_slo
 from icdenoise.records.footers import CAPTIONS, FOOTER_KEYS, footed_caption, footer_text
 
 
-def draws_while_saving(figure, path, monkeypatch) -> int:
+def draws_while_saving(figure, path, monkeypatch, image=None) -> int:
     count = 0
     draw = matplotlib.figure.Figure.draw
 
@@ -29,7 +29,7 @@ def draws_while_saving(figure, path, monkeypatch) -> int:
         return draw(self, renderer)
 
     monkeypatch.setattr(matplotlib.figure.Figure, "draw", counted)
-    save_figure(figure, path)
+    save_figure(figure, path, image=image)
     return count
 
 
@@ -55,6 +55,22 @@ def test_a_constrained_layout_figure_keeps_its_layout(tmp_path, monkeypatch):
     before = ax.get_position().x0
     assert draws_while_saving(figure, tmp_path / "constrained.pdf", monkeypatch) == 2  # the layout pass, then the paint
     assert ax.get_position().x0 > before
+
+
+def test_a_constrained_layout_figures_png_is_painted_once_at_the_pdfs_layout(tmp_path, monkeypatch):
+    """The PDF is laid out and painted as without a PNG (the same bytes); the PNG is one paint more, at the PDF's
+    layout, not a second layout pass."""
+    def labelled():
+        figure, ax = start_figure(1, 1, figsize=(4, 3), layout="constrained")
+        ax.set_ylabel("a long label " * 3)
+        return figure, ax
+
+    alone, alone_ax = labelled()
+    save_figure(alone, tmp_path / "alone.pdf")
+    figure, ax = labelled()
+    assert draws_while_saving(figure, tmp_path / "both.pdf", monkeypatch, image=tmp_path / "both.png") == 3
+    assert (tmp_path / "both.pdf").read_bytes() == (tmp_path / "alone.pdf").read_bytes()
+    assert ax.get_position().bounds == alone_ax.get_position().bounds
 
 
 def fitted_rate(frames, spec):
