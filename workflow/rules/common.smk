@@ -23,6 +23,7 @@ from icdenoise.pipeline.named_runs import (
 )
 from icdenoise.pipeline.registry import Run
 from icdenoise.pipeline.resources import machine_cores, machine_memory_mb
+from icdenoise.pipeline.scheduling import drop_default_rate_limit
 from icdenoise.pipeline.sweeps import (
     bayes_source,
     configured_training,
@@ -115,6 +116,7 @@ if workflow.local_exec and (workflow._cores or 0) > MACHINE_CORES:
 
 
 onstart:
+    drop_default_rate_limit(workflow)  # wake the scheduler once per finished job (scheduling.py)
     if not workflow.touch:
         save_config(config, saved_config_path(RUN_ROOT))
     if WARM_START is not None and (not workflow.local_exec or workflow.touch):
