@@ -22,12 +22,8 @@ def is_default_limit(limit) -> bool:
     return limit is not None and (limit.max_jobs, limit.timespan) == DEFAULT_LIMIT
 
 
-def drop_default_rate_limit(workflow) -> bool:
-    """Take the job rate limit off the scheduler of a local run that keeps Snakemake's default limit; whether it did.
-    Call it from `onstart`, where the scheduler exists and has not yet chosen a job."""
-    scheduler = getattr(workflow, "scheduler", None)
-    if (not workflow.local_exec or scheduler is None or scheduler.job_rate_limiter is None
-            or not is_default_limit(workflow.scheduling_settings.max_jobs_per_timespan)):
-        return False
-    scheduler.job_rate_limiter = None
-    return True
+def drop_default_rate_limit(workflow) -> None:
+    """Take the job rate limit off the scheduler of a local run that keeps Snakemake's default limit. Call it from
+    `onstart`, where the scheduler exists and has not yet chosen a job."""
+    if workflow.local_exec and is_default_limit(workflow.scheduling_settings.max_jobs_per_timespan):
+        workflow.scheduler.job_rate_limiter = None
