@@ -5,6 +5,7 @@ and setting the reference docs state is written here from the code, config, prof
 (`held_phrases`)."""
 
 import importlib
+import importlib.util
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -204,6 +205,17 @@ def _core_paper_phrases() -> list[tuple[str, str]]:
     ]
 
 
+def _slurm_backoff() -> list[tuple[int, int]]:
+    """[(seconds added to the poll interval while no job ends, its cap)] read from the installed SLURM executor plugin's
+    source, which docs/cluster.md describes; none where the slurm extra is not installed (CI installs it)."""
+    spec = importlib.util.find_spec("snakemake_executor_plugin_slurm")
+    if spec is None:
+        return []
+    plugin = Path(spec.origin).read_text()
+    step = re.search(r"self\.next_seconds_between_status_checks \+ (\d+),", plugin).group(1)
+    return [(int(step), int(re.search(r"max_sleep_time = (\d+)", plugin).group(1)))]
+
+
 def _cluster_phrases() -> list[tuple[str, str]]:
     """docs/cluster.md and docs/running.md: the SLURM profile, the size models' headroom, the scripts' settings."""
     import tomllib
@@ -216,6 +228,7 @@ def _cluster_phrases() -> list[tuple[str, str]]:
     slurm = yaml.safe_load(_source("profiles/slurm/config.yaml"))
     init, between = slurm["slurm-init-seconds-before-status-checks"], slurm["seconds-between-status-checks"]
     retries, preemptible = slurm["retries"], slurm["preemptible-retries"]
+    backoff = _slurm_backoff()
     project = tomllib.loads(_source("pyproject.toml"))["project"]
     pins = dict(pin.split("==") for pins in (project["dependencies"], *project["optional-dependencies"].values())
                 for pin in pins)
@@ -232,8 +245,11 @@ def _cluster_phrases() -> list[tuple[str, str]]:
     return [
         ("cluster.md", f"`executor: {slurm['executor']}`, `jobs: {slurm['jobs']}`: at most {slurm['jobs']} jobs queued or running"),
         ("cluster.md", "`slurm-status-command: {0}`: job states come from `{0}`".format(slurm["slurm-status-command"])),
-        ("cluster.md", f"`slurm-init-seconds-before-status-checks: {init}`, `seconds-between-status-checks: {between}`: "
-                       f"the executor polls {init} s after a submission"),
+        ("cluster.md", f"`slurm-init-seconds-before-status-checks: {init}`: the executor asks `squeue` about its jobs {init} s "
+                       "after its start and\n  after an answer that shows a job ended"),
+        *[("cluster.md", f"while none ends, it waits {step} s longer each time, up to {cap} s, so the end of a long job shows\n"
+                         f"  up to {cap // 60} minutes late") for step, cap in backoff],
+        ("cluster.md", f"`seconds-between-status-checks` ({between} in the profile)"),
         ("cluster.md", f"`slurm-logdir: {slurm['slurm-logdir']}`: sbatch's logs"),
         ("cluster.md", f"`retries: {retries}`, except `preemptible-rules` (every rule whose script saves checkpoints) with "
                        f"`preemptible-retries: {preemptible}`: a failed training job is submitted again, up to {preemptible} times"),
@@ -358,7 +374,7 @@ def _statistics_phrases() -> list[tuple[str, str]]:
 
     level, quantile = f"{100 * LEVEL:g}%", f"{norm.ppf(0.5 + LEVEL / 2):.2f}"  # as icdenoise.records.holm reads an interval
     return [
-        ("holm.md", f"Each verdict above is judged alone, at the {level} level of its interval."),
+        ("holm.md", f"Each verdict is judged alone, at the {level} level of its interval."),
         ("holm.md", f"SE = half-width / {quantile} (where the interval ends at the mean on e's side, the whole width over 2·{quantile})"),
         ("holm.md", f"So p ≤ {1 - LEVEL:.2g} exactly when the {level} interval lies on the mean's side of the deciding edges"),
         ("holm.md", f"**Holm's step-down** at family-wise α = {ALPHA:g}"),
