@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from helpers import query_case
+from helpers import figure_3_sphere_losses, query_case
 from scipy import integrate
 
 from icdenoise.maths import bayes, estimators
@@ -72,13 +72,20 @@ def test_sphere_posterior_mean_survives_large_kappa():
 def test_sphere_bayes_line_for_figure_3():
     """Monte-Carlo Bayes loss at the Fig 3 sphere parameters, with the correct Bessel orders
     I_{4.5}/I_{3.5}; the orders I_{7.5}/I_{6.5} of the authors' code give a worse estimator."""
-    task = Sphere(n=16, d=8, radius=1.0)
-    prompts = query_case(task, 0.1).sample(10000, 1, seed=1)
-    correct = np.mean((estimators.sphere_oracle(prompts, task, 0.1) - prompts.target) ** 2)
+    correct, authors = figure_3_sphere_losses(8)
     assert correct == pytest.approx(0.0290, abs=0.0004)
-    authors = np.mean((estimators.sphere_oracle_authors_orders(prompts, task, 0.1) - prompts.target) ** 2)
     assert authors == pytest.approx(0.0302, abs=0.0004)
     assert authors > correct * 1.02
+
+
+def test_figure_3_line_under_the_fixed_norm_in_r_d_reading():
+    """Section 2.2.2's "fixed norm in R^d" read as S⁷ ⊂ R⁸: eq. 6's posterior mean (orders 4 and 3) loses less
+    still, and the authors' orders I_{7.5}/I_{6.5} no longer give their line's 0.0302, which they give for S⁸."""
+    correct, authors = figure_3_sphere_losses(7)
+    assert correct == pytest.approx(0.0270, abs=0.0004)
+    assert authors == pytest.approx(0.0288, abs=0.0004)
+    assert authors > correct * 1.02 and abs(authors - 0.0302) > 0.001
+    assert abs(figure_3_sphere_losses(8)[1] - 0.0302) < 0.0004
 
 
 def test_gmm_posterior_mean_eq7_matches_monte_carlo():

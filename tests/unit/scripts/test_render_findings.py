@@ -1,6 +1,6 @@
 """scripts/render_findings.py: docs/findings.md and README.md's verdict headline are what the ledger snapshots and
 docs/findings.yaml give; every finding is a FAIL in its snapshot (a finding cannot outlive its verdict) and every
-failure of the default run is a finding or says why it is not; the derivations' closed-form numbers are right."""
+failure of the default run is a finding or says why it is not; the derivations' closed-form and Monte-Carlo numbers are right."""
 
 import math
 import shutil
@@ -8,6 +8,7 @@ import shutil
 import numpy as np
 import pytest
 import yaml
+from helpers import figure_3_sphere_losses
 from render_findings import (FINDINGS, README, REPO, Key, Snapshots, default_failures, load_findings, main, misquoted, stale, titles,
                              unbacked)
 from scipy import special, stats
@@ -89,9 +90,16 @@ def test_quotes_are_checked_word_for_word_against_the_source_texts(tmp_path):
 
 
 def test_the_derivations_closed_form_numbers():
-    """Every number the derivations in docs/findings.yaml compute, recomputed here, appears there as written."""
+    """Every number the derivations in docs/findings.yaml compute, recomputed here, appears there as written (the
+    Monte-Carlo ones with their seed, tests/unit/helpers.py)."""
     findings, _ = load_findings(REPO)
     text = {key.claim: " ".join(finding["derivation"].split()) for key, finding in findings.items()}
+
+    # Figure 3's sphere line (0.0302) under Proposition 3's S⁸ ⊂ R⁹ and under "fixed norm in R^d", S⁷ ⊂ R⁸.
+    (_, authors_s8), (posterior_mean_s7, authors_s7) = figure_3_sphere_losses(8), figure_3_sphere_losses(7)
+    for shown in (f"posterior mean's loss is {posterior_mean_s7:.4f}", f"authors' orders give {authors_s7:.4f}",
+                  f"they give for S⁸ ({authors_s8:.4f};"):
+        assert shown in text["fig3_sphere_bayes_line"], shown
 
     # Stage 1 alone at L* on the modes ±1, σ² = 0.5: tokens on the wrong side of 0 err by 2.
     wrong = stats.norm.cdf(-1 / math.sqrt(0.5))
