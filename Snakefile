@@ -4,6 +4,12 @@
 # Shared stages first, then the rules of every study the config's `studies` block names, then the
 # leaderboard and the targets.
 
+import gc
+
+# Snakemake's modules, imported by now, and the workflow read below are objects that live as long as the process:
+# frozen here and at the end of this file, no garbage collection scans them again.
+gc.freeze()
+
 from icdenoise.pipeline.config import config_errors_end_the_run, load_yaml, merge_base_config
 
 # A YAML error names the file and line (Snakemake's own message names neither); the base config also names the
@@ -39,3 +45,6 @@ rule all:
     input:
         *(getattr(rules, study).input for study in STUDIES),
         rules.leaderboard.input,
+
+
+gc.freeze()  # every object made while reading the workflow (above) is left out of later collections
