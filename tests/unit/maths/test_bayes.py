@@ -84,8 +84,7 @@ def test_figure_3_line_under_the_fixed_norm_in_r_d_reading():
     correct, authors = figure_3_sphere_losses(7)
     assert correct == pytest.approx(0.0270, abs=0.0004)
     assert authors == pytest.approx(0.0288, abs=0.0004)
-    assert authors > correct * 1.02 and abs(authors - 0.0302) > 0.001
-    assert abs(figure_3_sphere_losses(8)[1] - 0.0302) < 0.0004
+    assert authors > correct * 1.02 and abs(authors - 0.0302) > 0.001  # S⁸'s 0.0302: the test above
 
 
 def test_gmm_posterior_mean_eq7_matches_monte_carlo():
