@@ -89,6 +89,17 @@ def test_every_rule_of_a_scaffolded_study_is_named_literally_in_the_file_the_sca
     assert unnamed_rules(workflow, [path.read_text() for path in RULES_FILES] + [template]) == []
 
 
+def scaffolded_refusal(tmp_path) -> str:
+    """The message that stops the read of the workflow with the study scaffolded under `tmp_path` merged in."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ICDENOISE_WARMSTART", "0")
+        patch.syspath_prepend(str(tmp_path))
+        with pytest.raises(Exception) as refused:
+            load_workflow(configfiles=["config/config.yaml", tmp_path / f"{STUDY}.yaml"])
+    forget(STUDY)
+    return str(refused.value)
+
+
 @pytest.mark.parametrize("helper, conventional", [
     ("figure_rule", f"plot_{STUDY}_noisy_query"),
     ("ledger_rule", f"write_{STUDY}_ledger"),
@@ -98,11 +109,28 @@ def test_a_template_refuses_a_name_other_than_its_conventions_with_the_name_to_w
     scaffold(STUDY, outside=tmp_path)
     rules = tmp_path / STUDY / "workflow" / "rules.smk"
     rules.write_text(rules.read_text().replace(f'"{conventional}"', '"draw_it"'))
+    refused = scaffolded_refusal(tmp_path)
+    assert f"{helper} gives its rule the name" in refused
+    assert f"not 'draw_it'; write '{conventional}' as its first argument" in refused
+
+
+@pytest.mark.parametrize("caption", ["noisy_query.rst", "claims.rst"])
+def test_a_missing_report_caption_is_refused_when_the_workflow_is_read_naming_where_it_belongs(tmp_path, caption):
+    """A figure's or a ledger's caption that is not where its rule says (relative to the rules file) stops the read,
+    naming the path: Snakemake itself would read it only under --report."""
+    scaffold(STUDY, outside=tmp_path)
+    missing = tmp_path / STUDY / "workflow" / "report" / caption
+    missing.rename(tmp_path / caption)
+    assert f"no report caption {missing}: write it there" in scaffolded_refusal(tmp_path)
+
+
+def test_a_sweep_whose_target_rule_takes_a_job_rules_name_is_refused_naming_the_sweep(tmp_path):
+    """mssa's job rule sweep_mssa_snr and the target rule of a config sweep named mssa_snr would share a name:
+    the read stops with the sweep's key, not with Snakemake's bare "already used by another rule"."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("sweeps:\n  mssa_snr: {cases: [gmm], models: [softmax], seeds: [0, 1], grid: {case.n: [2, 4]}}\n")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ICDENOISE_WARMSTART", "0")
-        patch.syspath_prepend(str(tmp_path))
         with pytest.raises(Exception) as refused:
-            load_workflow(configfiles=["config/config.yaml", tmp_path / f"{STUDY}.yaml"])
-    forget(STUDY)
-    assert f"{helper} gives its rule the name" in str(refused.value)
-    assert f"not 'draw_it'; write '{conventional}' as its first argument" in str(refused.value)
+            load_workflow(configfiles=["config/config.yaml", "config/smoke.yaml", mine])
+    assert "config sweeps.mssa_snr: its target rule sweep_mssa_snr is also the name of a job rule" in str(refused.value)

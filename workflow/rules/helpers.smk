@@ -61,6 +61,17 @@ def here(path):
     return Path(workflow.current_basedir.get_path_or_uri(secret_free=True)) / path
 
 
+def caption_file(caption):
+    """`caption` (.rst, relative to the rules file being read) as an absolute path, refused where no such file is:
+    Snakemake reads a caption only under `--report`, long after a misplaced one was written."""
+    path = here(caption)
+    if not path.is_file():
+        raise ValueError(
+            f"no report caption {path}: write it there (a caption's path is relative to the rules file that names it)"
+        )
+    return path
+
+
 def wildcards_of(output):
     """The wildcards of a rule's output patterns, in the order they first appear."""
     patterns = map(str, output.values() if isinstance(output, dict) else [output])
@@ -93,6 +104,20 @@ def longest_first(name):
     if name not in SIZES:
         return 0
     return lambda wildcards: 10 + math.ceil(job_estimate(name, dict(wildcards.items()), SIZING_CONFIG, SIZES).seconds)
+
+
+def free_rule_name(name):
+    """Refuse, when the workflow is read, a second rule named `name`, naming the config sweep whose target rule
+    (`sweep_<sweep>`, sweeps.smk) takes a job rule's name: Snakemake alone would say only that the name is used."""
+    if not workflow.is_rule(name):
+        return
+    sweep = name.removeprefix("sweep_")
+    if name.startswith("sweep_") and sweep in SWEEPS:
+        raise ValueError(
+            f"config sweeps.{sweep}: its target rule {name} is also the name of a job rule of the workflow; "
+            "give the sweep another name"
+        )
+    raise ValueError(f"rule {name} is defined twice; give one of them another name")
 
 
 def job_rule(
@@ -131,6 +156,7 @@ def job_rule(
             f"rule {name} runs on a cluster node but has no job-size model; add it to its study's sizes "
             "(Study.sizes; icdenoise.pipeline.resources.light for jobs that stay small), or mark it local"
         )
+    free_rule_name(name)
     script_file = here(script_file)  # (a local named `script` would hide Snakemake's own, which runs the job)
     log, benchmark = job_files(name, wildcards_of(output))
     positional = [unpack(input)] if callable(input) else []
@@ -259,7 +285,7 @@ def figure_rule(name, figure, doc, tables, settings=None, *, study=None, drawing
     caption = caption or f"report/{figure_name}.rst"
     blocks = figure_blocks(study, figure, config[study], STUDIES[study].shared_keys(config))
     outputs = figure_output(
-        f"<figures>/{figure}.pdf", str(here(caption)), STUDIES[study].title, report_labels(study, figure)
+        f"<figures>/{figure}.pdf", str(caption_file(caption)), STUDIES[study].title, report_labels(study, figure)
     )
     job_rule(
         name,
@@ -292,7 +318,10 @@ def ledger_rule(name, study, tables, output, caption, appendix=None):
     conventional_name("ledger_rule", name, "write_<study>_ledger", f"write_{study}_ledger")
     page = str(Path(output["text"]).with_suffix(".html"))
     captioned = report(
-        page, caption=str(here(caption)), category=STUDIES[study].title, labels=report_labels(study, "claims ledger")
+        page,
+        caption=str(caption_file(caption)),
+        category=STUDIES[study].title,
+        labels=report_labels(study, "claims ledger"),
     )
     # absolute, as the code inputs are: the same path wherever the working directory lies, so that a copied workflow
     # keeps its ledgers; a lock not written yet is no input: every row is then not registered

@@ -42,6 +42,7 @@ job_rule(
 )
 
 for sweep in SWEEPS:
+    free_rule_name(f"sweep_{sweep}")
 
     rule:
         name:
