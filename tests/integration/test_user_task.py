@@ -106,7 +106,7 @@ BAD_CASES = {
                   "cannot import it (ModuleNotFoundError"),
     "global_random": ({"task": "example_tasks:GlobalRandom", "scale": 1.0}, "cases.global_random.task: example_tasks:GlobalRandom (",
                       "it must draw from its `rng` alone"),
-    "small_ring": ({"task": "example_tasks:OffsetRing", "radius": 1.0, "centre_sq": 0.5, "n": 1}, "cases.small_ring.task: ",
+    "small_ring": ({"task": "example_tasks:OffsetRing", "radius": 1.0, "centre_sq": 0.5, "n": 1}, "cases.small_ring: example_tasks:OffsetRing (",
                    "cannot be built from the case's keys (ValueError: a ring needs n ≥ 2, not n = 1)"),
     "misspelt": ({"task": "example_tasks:OffsetRing", "radus": 1.0, "centre_sq": 0.5}, "cases.misspelt.radius: missing, a parameter of the "
                  "task example_tasks:OffsetRing (", "(its parameters: n, radius, centre_sq)"),

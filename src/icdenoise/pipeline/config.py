@@ -462,6 +462,21 @@ class ConfigFiles:
 
 # The dotted key a problem starts with: "cases.linear.d: …", "sweeps.s at …".
 KEY_AT_START = re.compile(r"[A-Za-z0-9_.\-]+")
+# A dotted key a problem names after its start ("… exceeds cases.linear.n = 2"); not a module's or a file's name
+MENTIONED_KEY = re.compile(r"(?<![\w./])[A-Za-z_][\w\-]*(?:\.[\w\-]+)+")
+
+
+def _source(problem: str, path: tuple, layers: dict[str, Mapping]) -> str | None:
+    """The source a problem is listed under: the one that sets its key (`ConfigFiles.origin`), or a source merged
+    after it that sets another key the problem names (a problem between keys is listed where the last of them was
+    set: "cases.sphere.d: … but cases.sphere.n = 1" under the file that set n)."""
+    order = list(layers)
+    found = [ConfigFiles.origin(path, layers)]
+    for key in MENTIONED_KEY.findall(problem.split(":", 1)[1] if ":" in problem else ""):
+        setting = [name for name, layer in layers.items() if _sets(layer, tuple(key.split(".")))]
+        found += setting[-1:]
+    known = [name for name in found if name is not None]
+    return max(known, key=order.index) if known else None
 
 
 def _invalid(problems: list[str], sources: ConfigFiles | None = None, paths: dict | None = None) -> ConfigError:
@@ -477,7 +492,7 @@ def _invalid(problems: list[str], sources: ConfigFiles | None = None, paths: dic
     for problem in problems:
         start = KEY_AT_START.match(problem)
         path = paths.get(problem) or (tuple(start.group().split(".")) if start else ())
-        groups[ConfigFiles.origin(path, layers)].append(problem)
+        groups[_source(problem, path, layers)].append(problem)
     lines = [header]
     for name, listed in groups.items():
         if listed:

@@ -55,6 +55,12 @@ def inspect_tasks(cases: str) -> dict[str, dict]:
     return json.loads(answer.stdout.strip().splitlines()[-1])
 
 
+# The problem of a task class that its case's keys cannot build (here and icdenoise.maths.estimators.user_task_report):
+# the case's block as a whole is refused, so the problem is named by the block's key and listed under the file
+# merged last that sets any key of it.
+UNBUILT = "cannot be built from the case's keys"
+
+
 def is_package_task(task: str) -> bool:
     """Whether a task named ``module.path:ClassName`` is one of this package's own."""
     return task.split(":")[0].startswith(f"{PACKAGE}.")
@@ -68,7 +74,7 @@ def _own_task_report(block: dict) -> dict:
         try:
             make_task(block)
         except Exception as error:
-            report["problems"] = [f"cannot be built from the case's keys ({type(error).__name__}: {error})"]
+            report["problems"] = [f"{UNBUILT} ({type(error).__name__}: {error})"]
     return report
 
 
@@ -95,7 +101,8 @@ def task_problems(config: dict) -> list[str]:
         task = cases[case]["task"]
         named = f"{task} ({_where(task)})"
         parameters = ", ".join(report["parameters"])
-        problems += [f"cases.{case}.task: {named}: {problem}" for problem in report["problems"]]
+        problems += [f"cases.{case}{'' if problem.startswith(UNBUILT) else '.task'}: {named}: {problem}"
+                     for problem in report["problems"]]
         problems += [f"cases.{case}.{name}: missing, a parameter of the task {named} (its parameters: {parameters})"
                      for name in report["missing"]]
         for key in report["unknown"]:

@@ -452,6 +452,24 @@ def test_each_problem_is_listed_under_the_file_that_sets_its_key(repo, schema_di
     }
 
 
+def test_a_problem_between_keys_is_listed_under_the_file_that_set_the_last_of_them(repo, schema_dir, paper, tmp_path):
+    """sphere's d (set by the smoke config) against n (set by mine.yaml), and a task class that the case's keys
+    cannot build (per_class, set by mine.yaml): both under mine.yaml, the file being edited."""
+    from icdenoise.pipeline.config import ConfigFiles
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("cases:\n  sphere: {n: 1}\n  digits: {per_class: 175}\n")
+    config = merged(merged(paper, load_yaml(repo / "config" / "smoke.yaml")), load_yaml(mine))
+    sources = ConfigFiles([repo / "config" / "config.yaml", repo / "config" / "smoke.yaml", mine], workdir=repo)
+    with pytest.raises(ConfigError) as error:
+        validate_config(config, schema_dir, sources=sources)
+    lines = str(error.value).splitlines()
+    assert lines[:2] == ["invalid configuration (2 problems):", f"  in {mine}:"]
+    listed = sorted(lines[2:])
+    assert listed[0].startswith("    - cases.digits: icdenoise.maths.digits:Digits (") and "per_class: 175" in listed[0]
+    assert listed[1].startswith("    - cases.sphere.d: 1 needs a 2-dim subspace but cases.sphere.n = 1")
+
+
 def test_a_key_no_file_sets_is_listed_last_and_the_files_are_read_only_on_a_problem(repo, schema_dir, paper, tmp_path):
     from icdenoise.pipeline.config import ConfigFiles
 
