@@ -4,7 +4,8 @@ config's (config/config.yaml) registered studies, and for each its figures as `f
 (target, docstring, input tables and the drawing modules in its code input), its claims ledger (`ledger_rule`),
 then the leaderboard. The workflow is parsed with Snakemake's API; no job runs.
 
-Usage: python scripts/figure_table.py (README.md holds its output between the markers BEGIN and END below)
+Usage: python scripts/figure_table.py            print the block (the markers BEGIN and END below, and the table between)
+       python scripts/figure_table.py --write    replace README.md's block with it
 A test checks that README.md's block equals this output.
 """
 
@@ -131,5 +132,21 @@ def table(workflow) -> str:
     ])
 
 
+def replaced_block(text: str, block: str) -> str:
+    """`text` with its one block from BEGIN to END (the markers included) replaced by `block`; an error naming the
+    markers where `text` does not hold each of them once, in that order."""
+    if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
+        raise ValueError(f"README.md must hold the line {BEGIN!r} once, then the line {END!r} once")
+    return text[: text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+
+
 if __name__ == "__main__":
-    print(table(load_workflow()))
+    block = table(load_workflow())
+    if sys.argv[1:] == ["--write"]:
+        readme, draft = REPO / "README.md", REPO / "README.md.draft"
+        draft.write_text(replaced_block(readme.read_text(), block))
+        os.replace(draft, readme)
+    elif sys.argv[1:]:
+        sys.exit("usage: python scripts/figure_table.py [--write]")
+    else:
+        print(block)

@@ -2,7 +2,7 @@
 lists the drawing modules whose edit re-renders it."""
 
 import pytest
-from figure_table import BEGIN, END, REPO, drawing_modules, load_workflow, study_targets, table
+from figure_table import BEGIN, END, REPO, drawing_modules, load_workflow, replaced_block, study_targets, table
 
 
 @pytest.fixture(scope="module")
@@ -34,3 +34,11 @@ def test_a_figures_drawing_modules_are_its_own_and_those_it_imports(workflow):
     for figure in ("zipf_n", "zipf_d", "zipf_optimum"):
         assert "studies/memory/plots/zipf_axes.py" in drawing_modules(plots[f"plot_memory_{figure}"])
     assert "studies/memory/plots/zipf_axes.py" not in drawing_modules(plots["plot_memory_planted"])
+
+
+def test_write_replaces_only_the_block_between_the_markers():
+    text = f"intro\n{BEGIN}\n| old row |\n{END}\nrest\n"
+    assert replaced_block(text, f"{BEGIN}\n| new row |\n{END}") == f"intro\n{BEGIN}\n| new row |\n{END}\nrest\n"
+    for broken in (f"intro\n{END}\n{BEGIN}\n", f"{BEGIN}\n{BEGIN}\n{END}\n", "no markers\n"):
+        with pytest.raises(ValueError, match="must hold the line"):
+            replaced_block(broken, f"{BEGIN}\n{END}")
