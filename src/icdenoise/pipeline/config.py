@@ -369,7 +369,7 @@ def sweep_problems(config: dict, schema: dict) -> list[str]:
     for name, point in points.items():
         view = point_config(config, point)
         found = schema_problems(view, part) or _shared_block_problems(view)
-        found += [problem for problem in tasks if problem.startswith(f"cases.{name}.")]
+        found += [problem for problem in tasks if problem.startswith((f"cases.{name}.", f"cases.{name}:"))]
         for model, block in point.models.items():
             found += _cannot_denoise(model, block["architecture"], point.case["corruption"]["kind"], config)
         at = ", ".join(f"{key} = {value}" for key, value in point.values.items())

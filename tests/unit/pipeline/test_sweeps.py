@@ -241,7 +241,7 @@ def test_a_sweep_and_a_named_run_vary_the_digits_corpus_size_and_a_size_it_canno
     config["sweeps"]["corpus"]["grid"]["case.per_class"] = [10, 175]
     with pytest.raises(ConfigError) as refused:
         validate_config(config, repo / "workflow" / "schemas")
-    assert "sweeps.corpus at case.per_class = 175 (case digits.corpus1): cases.digits.corpus1.task:" in str(refused.value)
+    assert "sweeps.corpus at case.per_class = 175 (case digits.corpus1): cases.digits.corpus1: icdenoise.maths.digits:Digits (" in str(refused.value)
     assert "digit 8 has only 174 (allowed: 1 to 174)" in str(refused.value)
     misspelt = copy.deepcopy(named)
     misspelt["cases"]["digits"]["per_clas"] = misspelt["cases"]["digits"].pop("per_class")
