@@ -107,17 +107,15 @@ def longest_first(name):
 
 
 def free_rule_name(name):
-    """Refuse, when the workflow is read, a second rule named `name`, naming the config sweep whose target rule
-    (`sweep_<sweep>`, sweeps.smk) takes a job rule's name: Snakemake alone would say only that the name is used."""
-    if not workflow.is_rule(name):
-        return
+    """Refuse, when the workflow is read, the name `name` where a config sweep's target (`sweep_<sweep>`, sweeps.smk)
+    would take a job rule's name, naming the sweep; Snakemake alone would say only that the name is used. Any other
+    second definition is left to Snakemake's own error."""
     sweep = name.removeprefix("sweep_")
-    if name.startswith("sweep_") and sweep in SWEEPS:
+    if workflow.is_rule(name) and name.startswith("sweep_") and sweep in SWEEPS:
         raise ValueError(
             f"config sweeps.{sweep}: its target rule {name} is also the name of a job rule of the workflow; "
             "give the sweep another name"
         )
-    raise ValueError(f"rule {name} is defined twice; give one of them another name")
 
 
 def job_rule(
